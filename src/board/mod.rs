@@ -1,0 +1,9 @@
+//! The position and its text forms (FEN, move notation).
+
+pub mod fen;
+pub mod notation;
+pub mod position;
+
+pub use fen::FenError;
+pub use notation::MoveError;
+pub use position::Position;

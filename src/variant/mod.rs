@@ -1,0 +1,338 @@
+//! Variants: the data read from `variants.ini`, compiled once into immutable
+//! tables that the move generator walks.
+
+pub mod betza;
+mod compile;
+pub mod ini;
+
+use crate::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
+use std::sync::Arc;
+
+pub use compile::KEYS;
+pub use ini::IniError;
+
+/// The ini file shipped with the engine.
+pub const BUILTIN_INI: &str = include_str!("../../variants.ini");
+pub const BUILTIN_INI_NAME: &str = "variants.ini";
+
+/// A set of squares of the padded mailbox.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SquareSet(pub [u64; 4]);
+
+impl SquareSet {
+    #[inline]
+    pub fn insert(&mut self, sq: usize) {
+        self.0[sq >> 6] |= 1u64 << (sq & 63);
+    }
+    #[inline]
+    pub fn contains(&self, sq: usize) -> bool {
+        sq < 256 && self.0[sq >> 6] & (1u64 << (sq & 63)) != 0
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+}
+
+/// One compiled way of moving, in board deltas for one colour.
+///
+/// The squares `from + p` for `p` in `prelude` must be empty; then the man
+/// moves from `from + start` in steps of `step`, up to `max` steps, each
+/// square before the last empty. A plain leaper has no prelude, `start` 0 and
+/// `max` 1; a lame leaper lists its blocking squares in the prelude; a bent
+/// slider starts from its first step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub prelude: arrayvec::ArrayVec<i16, 3>,
+    pub start: i16,
+    pub step: i16,
+    pub max: u8,
+    pub quiet: bool,
+    pub capture: bool,
+    pub en_passant: bool,
+    /// Only from the side's initial (double-step) region.
+    pub initial: bool,
+    /// A lame initial double step: the skipped square becomes the en-passant square.
+    pub double_step: bool,
+}
+
+/// A reverse ray used to find attackers of a square: from the target walk back
+/// `k` steps to `base = target - k*step`; an attacker stands on `base - start`,
+/// its type in `masks[k-1]`, and the prelude squares (relative to the
+/// attacker) are empty. The walk goes on past `base` only while it is empty.
+#[derive(Clone, Debug)]
+pub struct AttackRay {
+    pub prelude: arrayvec::ArrayVec<i16, 3>,
+    pub start: i16,
+    pub step: i16,
+    pub initial: bool,
+    pub masks: arrayvec::ArrayVec<u64, 12>,
+}
+
+/// Everything known about one piece type (or stack type).
+#[derive(Clone, Debug)]
+pub struct PieceInfo {
+    /// Lower-case letter (Black's; White's is upper case).
+    pub letter: char,
+    /// The Betza string (for stacks, the members' strings joined).
+    pub betza: String,
+    /// Stack members as a bit set over piece types; a single man has its own bit.
+    pub members: u64,
+    pub royal: bool,
+    pub stackable: bool,
+    /// Rules for White and Black.
+    pub rules: [Vec<Rule>; 2],
+    /// Two rules can reach the same square: moves must be de-duplicated.
+    pub dedup: bool,
+    /// Proper non-empty parts of a stack that may move alone.
+    pub parts: Vec<PieceType>,
+}
+
+/// A castling move available to one side.
+#[derive(Clone, Debug)]
+pub struct CastlingRule {
+    pub color: Color,
+    pub bit: u8,
+    pub king_from: Square,
+    pub king_to: Square,
+    pub rook_from: Square,
+    pub rook_to: Square,
+    /// Squares that must be empty (besides the king's and rook's own).
+    pub empty: Vec<Square>,
+    /// Squares the king starts on, passes over and lands on: none attacked.
+    pub king_path: Vec<Square>,
+    /// Kingside (towards the last file) or queenside.
+    pub kingside: bool,
+}
+
+/// Rules that decide whether a side can still force mate.
+#[derive(Clone, Debug, Default)]
+pub struct MatingRules {
+    /// Types that give mating potential on their own.
+    pub solo: u64,
+    /// Pairs of types that are not a mating team.
+    pub pair_exceptions: Vec<(PieceType, PieceType)>,
+    /// Types confined to squares of one colour.
+    pub color_bound: u64,
+}
+
+/// XBoard presentation of the variant.
+#[derive(Clone, Debug, Default)]
+pub struct XboardInfo {
+    pub name: String,
+    pub parent: String,
+    pub piece_table: String,
+}
+
+/// Zobrist keys of a variant, from a fixed seed.
+#[derive(Clone, Debug)]
+pub struct Zobrist {
+    /// Indexed by `cell code * BOARD_CELLS + square`.
+    pub pieces: Vec<u64>,
+    pub side: u64,
+    pub castling: [u64; 16],
+    pub en_passant: Vec<u64>,
+}
+
+/// A compiled variant. Immutable; shared between positions with `Arc`.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    pub files: usize,
+    pub ranks: usize,
+    pub start_fen: String,
+    pub pieces: Vec<PieceInfo>,
+    pub king: PieceType,
+    /// Union of royal types (bit set), for quick tests.
+    pub stack_max: u8,
+    /// `merge[a * n + b]`: the type formed when part `a` moves onto friendly `b`.
+    merge: Vec<Option<PieceType>>,
+    /// Type with a given member set.
+    by_members: std::collections::HashMap<u64, PieceType>,
+    pub promotion_pawns: u64,
+    pub promotion_types: Vec<PieceType>,
+    pub pair_promotion_types: Vec<PieceType>,
+    pub mandatory_promotion: bool,
+    pub promotion_region: [SquareSet; 2],
+    pub initial_region: [SquareSet; 2],
+    pub castling: Vec<CastlingRule>,
+    /// Types whose presence on the corner keeps a castling right; castling
+    /// itself needs exactly one of these types alone on the corner.
+    pub castling_pieces: u64,
+    /// Castling bits touched by a move from or capture on each square.
+    pub castle_mask: Vec<u8>,
+    pub n_move_rule: u32,
+    pub n_move_types: u64,
+    pub n_fold_rule: u32,
+    /// Score of the side to move when stalemated: 0 draw, 1 win, -1 loss.
+    pub stalemate_value: i8,
+    pub quiet_attackers: u64,
+    pub mating: MatingRules,
+    pub xboard: XboardInfo,
+    /// Attack rays per attacking colour.
+    pub attack_rays: [Vec<AttackRay>; 2],
+    /// En-passant capture rays per capturing colour.
+    pub ep_rays: [Vec<AttackRay>; 2],
+    pub zobrist: Zobrist,
+    /// Real squares of the board.
+    pub squares: Vec<Square>,
+    pub on_board: SquareSet,
+}
+
+impl Variant {
+    pub fn piece(&self, t: PieceType) -> &PieceInfo {
+        &self.pieces[t.index()]
+    }
+
+    /// The type formed by moving part `part` onto a friendly `target`, if allowed.
+    #[inline]
+    pub fn merge(&self, part: PieceType, target: PieceType) -> Option<PieceType> {
+        self.merge[part.index() * self.pieces.len() + target.index()]
+    }
+
+    /// The stack left behind when `part` leaves `stack` (None when nothing stays).
+    #[inline]
+    pub fn remnant(&self, stack: PieceType, part: PieceType) -> Option<PieceType> {
+        if stack == part {
+            return None;
+        }
+        let rest = self.pieces[stack.index()].members & !self.pieces[part.index()].members;
+        self.by_members.get(&rest).copied()
+    }
+
+    /// Piece type from its letter (either case).
+    pub fn type_of_letter(&self, c: char) -> Option<PieceType> {
+        let l = c.to_ascii_lowercase();
+        self.pieces
+            .iter()
+            .position(|p| p.letter == l)
+            .map(|i| PieceType(i as u8))
+    }
+
+    pub fn letter(&self, t: PieceType, color: Color) -> char {
+        let l = self.pieces[t.index()].letter;
+        match color {
+            Color::White => l.to_ascii_uppercase(),
+            Color::Black => l,
+        }
+    }
+
+    /// Square from file and rank when on this board.
+    pub fn square(&self, file: usize, rank: usize) -> Option<Square> {
+        (file < self.files && rank < self.ranks).then(|| Square::new(file, rank))
+    }
+
+    pub fn is_stacking(&self) -> bool {
+        self.stack_max > 1
+    }
+
+    pub fn has_pair_promotion(&self) -> bool {
+        !self.pair_promotion_types.is_empty()
+    }
+
+    /// Name of a square, e.g. `e4` or `j10`.
+    pub fn square_name(&self, sq: Square) -> String {
+        format!("{}{}", crate::types::file_char(sq.file()), sq.rank() + 1)
+    }
+
+    /// Parse a square name on this board.
+    pub fn parse_square(&self, s: &str) -> Option<Square> {
+        let mut chars = s.chars();
+        let f = chars.next()?;
+        if !f.is_ascii_lowercase() {
+            return None;
+        }
+        let rank_str = chars.as_str();
+        if rank_str.is_empty() || rank_str.len() > 2 || !rank_str.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let rank: usize = rank_str.parse().ok()?;
+        if rank == 0 || rank_str.starts_with('0') {
+            return None;
+        }
+        self.square(f as usize - 'a' as usize, rank - 1)
+    }
+
+    /// Colour of a square (for colour-bound men): 0 dark, 1 light.
+    pub fn square_shade(&self, sq: Square) -> usize {
+        (sq.file() + sq.rank()) & 1
+    }
+
+    /// Index of a cell in the mailbox.
+    pub fn cells() -> usize {
+        BOARD_CELLS
+    }
+
+    /// Delta of a board vector.
+    pub fn delta(dx: i32, dy: i32) -> i16 {
+        (dy * BOARD_WIDTH as i32 + dx) as i16
+    }
+}
+
+/// All variants defined by the loaded ini files.
+#[derive(Clone, Debug)]
+pub struct VariantSet {
+    ini: ini::IniSet,
+}
+
+impl Default for VariantSet {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl VariantSet {
+    /// The variants of the shipped `variants.ini`.
+    pub fn builtin() -> VariantSet {
+        let mut set = VariantSet {
+            ini: ini::IniSet::default(),
+        };
+        let (sections, _errors) = ini::parse(BUILTIN_INI, BUILTIN_INI_NAME);
+        set.ini.add(sections);
+        set
+    }
+
+    /// An empty set (no variants).
+    pub fn empty() -> VariantSet {
+        VariantSet {
+            ini: ini::IniSet::default(),
+        }
+    }
+
+    /// Load more ini text; its sections replace earlier ones of the same name.
+    /// Returns the syntax errors (the good sections are still added) and the
+    /// names of the sections read.
+    pub fn load_str(&mut self, text: &str, file: &str) -> (Vec<String>, Vec<IniError>) {
+        let (sections, errors) = ini::parse(text, file);
+        let names = sections.iter().map(|s| s.name.clone()).collect();
+        self.ini.add(sections);
+        (names, errors)
+    }
+
+    /// Load an ini file from disk.
+    pub fn load_file(&mut self, path: &str) -> Result<(Vec<String>, Vec<IniError>), IniError> {
+        let text = std::fs::read_to_string(path).map_err(|e| IniError {
+            file: path.to_string(),
+            line: 0,
+            message: format!("cannot read file: {e}"),
+        })?;
+        Ok(self.load_str(&text, path))
+    }
+
+    /// Names of all defined variants.
+    pub fn names(&self) -> &[String] {
+        self.ini.names()
+    }
+
+    /// Compile a variant, reporting every error found in its definition.
+    pub fn compile(&self, name: &str) -> Result<Arc<Variant>, Vec<IniError>> {
+        let section = self.ini.get(name).ok_or_else(|| {
+            vec![IniError {
+                file: "<variants>".into(),
+                line: 0,
+                message: format!("unknown variant '{name}'"),
+            }]
+        })?;
+        let entries = self.ini.resolve(name).map_err(|e| vec![e])?;
+        compile::compile(name, section, &entries).map(Arc::new)
+    }
+}
