@@ -10,38 +10,38 @@
 
 use crate::board::position::{Changes, Position};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList, PieceType, Square};
-use crate::variant::{AttackRay, SquareSet, Variant};
+use crate::variant::{AttackRay, CodeMask, Rule, SquareSet, Variant};
 
 type Cells = [Cell; BOARD_CELLS];
 
-/// Calls `f` with the square of every man of `color` that attacks `target`
-/// along `rays`; stops early when `f` returns true (and then returns true).
+#[inline(always)]
+fn in_mask(mask: CodeMask, c: Cell) -> bool {
+    (mask >> c.0) & 1 != 0
+}
+
+#[inline(always)]
+fn at(cells: &Cells, sq: isize) -> Cell {
+    cells[sq as usize]
+}
+
+/// Calls `f` with the square of every man that attacks `target` along the
+/// general `rays`; stops early when `f` returns true (and then returns true).
+/// The masks of the rays already name the attacking colour.
 #[inline]
-pub(crate) fn scan_rays<F: FnMut(usize) -> bool>(
-    cells: &Cells,
-    v: &Variant,
-    rays: &[AttackRay],
-    target: usize,
-    color: Color,
-    mut f: F,
-) -> bool {
+fn scan_rays<F: FnMut(usize) -> bool>(cells: &Cells, v: &Variant, rays: &[AttackRay], target: usize, color: Color, mut f: F) -> bool {
     for ray in rays {
         let step = ray.step as isize;
         let mut base = target as isize;
         for &mask in &ray.masks {
             base -= step;
-            let bc = cells[base as usize];
+            let bc = at(cells, base);
             if bc.is_offboard() {
                 break;
             }
             let cand = (base - ray.start as isize) as usize;
             let c = if ray.start == 0 { bc } else { cells[cand] };
-            if c.is_color(color)
-                && mask & c.kind().bit() != 0
-                && ray
-                    .prelude
-                    .iter()
-                    .all(|&p| cells[(cand as isize + p as isize) as usize].is_empty())
+            if in_mask(mask, c)
+                && ray.prelude.iter().all(|&p| at(cells, cand as isize + p as isize).is_empty())
                 && (!ray.initial || v.initial_region[color.index()].contains(cand))
                 && f(cand)
             {
@@ -58,7 +58,37 @@ pub(crate) fn scan_rays<F: FnMut(usize) -> bool>(
 /// Whether `sq` is attacked by a man of `by`.
 #[inline]
 pub(crate) fn attacked(cells: &Cells, v: &Variant, sq: usize, by: Color) -> bool {
-    scan_rays(cells, v, &v.attack_rays[by.index()], sq, by, |_| true)
+    let t = &v.attacks[by.index()];
+    let s = sq as isize;
+    for &(d, mask) in &t.leaps {
+        if in_mask(mask, at(cells, s - d as isize)) {
+            return true;
+        }
+    }
+    for sl in &t.slides {
+        let step = sl.step as isize;
+        let mut q = s - step;
+        let mut c = at(cells, q);
+        if !c.is_empty() {
+            if in_mask(sl.near, c) {
+                return true;
+            }
+            continue;
+        }
+        let mut k = 1;
+        loop {
+            q -= step;
+            k += 1;
+            c = at(cells, q);
+            if !c.is_empty() {
+                if k <= sl.len && in_mask(sl.far, c) {
+                    return true;
+                }
+                break;
+            }
+        }
+    }
+    !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true)
 }
 
 pub(crate) fn is_attacked(pos: &Position, sq: usize, by: Color) -> bool {
@@ -66,13 +96,7 @@ pub(crate) fn is_attacked(pos: &Position, sq: usize, by: Color) -> bool {
 }
 
 /// Every man of `color` that reaches `target` along `rays` (see [`scan_rays`]).
-pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(
-    pos: &Position,
-    rays: &[AttackRay],
-    target: usize,
-    color: Color,
-    f: F,
-) -> bool {
+pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(pos: &Position, rays: &[AttackRay], target: usize, color: Color, f: F) -> bool {
     scan_rays(&pos.b.cells, &pos.variant, rays, target, color, f)
 }
 
@@ -81,11 +105,46 @@ pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(
 /// path that must be empty for the attack).
 fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, SquareSet) {
     let them = us.flip();
+    let t = &v.attacks[them.index()];
+    let s = king as isize;
     let mut check = false;
     let mut pinned = SquareSet::default();
-    for ray in &v.attack_rays[them.index()] {
+    for &(d, mask) in &t.leaps {
+        if in_mask(mask, at(cells, s - d as isize)) {
+            check = true;
+        }
+    }
+    for sl in &t.slides {
+        let step = sl.step as isize;
+        let mut q = s;
+        let mut k = 0u8;
+        let mut blocker = 0usize;
+        loop {
+            q -= step;
+            k += 1;
+            let c = at(cells, q);
+            if c.is_empty() {
+                continue;
+            }
+            let mask = if k == 1 { sl.near } else { sl.far };
+            if k <= sl.len && in_mask(mask, c) {
+                if blocker == 0 {
+                    check = true;
+                } else {
+                    pinned.insert(blocker);
+                }
+                break;
+            }
+            if blocker == 0 && c.is_color(us) {
+                blocker = q as usize;
+                continue;
+            }
+            break;
+        }
+    }
+    for ray in &t.special {
         let step = ray.step as isize;
-        let mut base = king as isize;
+        let mut base = s;
         let mut blocker: Option<usize> = None;
         for &mask in &ray.masks {
             base -= step;
@@ -96,19 +155,16 @@ fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, Squ
             }
             let cand = (base - ray.start as isize) as usize;
             let c = if ray.start == 0 { bc } else { cells[cand] };
-            if c.is_color(them)
-                && mask & c.kind().bit() != 0
-                && (!ray.initial || v.initial_region[them.index()].contains(cand))
-            {
+            if in_mask(mask, c) && (!ray.initial || v.initial_region[them.index()].contains(cand)) {
                 let mut count = usize::from(blocker.is_some());
                 let mut pin = blocker;
                 let mut blocked = false;
                 for &p in &ray.prelude {
-                    let s = (cand as isize + p as isize) as usize;
-                    let pc = cells[s];
+                    let sq = (cand as isize + p as isize) as usize;
+                    let pc = cells[sq];
                     if pc.is_color(us) {
                         count += 1;
-                        pin = Some(s);
+                        pin = Some(sq);
                     } else if !pc.is_empty() {
                         blocked = true;
                     }
@@ -116,7 +172,7 @@ fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, Squ
                 if !blocked {
                     match (count, pin) {
                         (0, _) => check = true,
-                        (1, Some(s)) => pinned.insert(s),
+                        (1, Some(sq)) => pinned.insert(sq),
                         _ => {}
                     }
                 }
@@ -131,12 +187,6 @@ fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, Squ
         }
     }
     (check, pinned)
-}
-
-/// Board changes of a move (see [`Position::changes`]).
-#[inline]
-fn move_changes(pos: &Position, mv: Move) -> Changes {
-    pos.changes(mv)
 }
 
 /// Apply `changes` to the cells, test whether `king` is attacked by `them`,
@@ -158,18 +208,19 @@ fn safe_after(cells: &mut Cells, v: &Variant, changes: &Changes, king: usize, th
 /// Whether making `mv` leaves the mover's king unattacked.
 pub(crate) fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
     let us = pos.side;
-    let ch = move_changes(pos, mv);
+    let ch = pos.changes(mv);
     let king = pos.b.kings[us.index()] as usize;
     let ksq = if mv.from().index() == king { mv.to().index() } else { king };
     safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, us.flip())
 }
 
-/// Push a move to `to`, expanded into promotions where the mover promotes.
-#[inline]
+/// Push a move to `to`, expanded into promotions when `promotes` and the
+/// destination is in the promotion region.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn emit(out: &mut MoveList, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, result: PieceType, kind: MoveKind) {
+fn emit(out: &mut MoveList, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind, promotes: bool) {
     let (f, t) = (Square(from as u8), Square(to as u8));
-    if v.promotion_pawns & part.bit() != 0 && v.promotion_region[us.index()].contains(to) {
+    if promotes && v.promotion_region[us.index()].contains(to) {
         for &p in &v.promotion_types {
             let _ = out.try_push(Move::new(f, t, part, p, MoveKind::Promotion));
         }
@@ -177,11 +228,42 @@ fn emit(out: &mut MoveList, v: &Variant, us: Color, from: usize, to: usize, part
             let _ = out.try_push(Move::new(f, t, part, p, MoveKind::PairPromotion));
         }
         if !v.mandatory_promotion {
-            let _ = out.try_push(Move::new(f, t, part, result, kind));
+            let _ = out.try_push(Move::new(f, t, part, part, kind));
         }
         return;
     }
-    let _ = out.try_push(Move::new(f, t, part, result, kind));
+    let _ = out.try_push(Move::new(f, t, part, part, kind));
+}
+
+/// Where a part may land and what happens there.
+struct PartCtx<'a> {
+    cells: &'a Cells,
+    v: &'a Variant,
+    us: Color,
+    from: usize,
+    part: PieceType,
+    /// The whole stack moves (only then may it capture).
+    whole: bool,
+    promotes: bool,
+    stackable: bool,
+    ep: usize,
+}
+
+impl PartCtx<'_> {
+    /// A move or capture onto an occupied square (enemy: capture when whole;
+    /// friend: merge when allowed).
+    #[inline(always)]
+    fn onto_man(&self, out: &mut MoveList, to: usize, c: Cell) {
+        if c.color() != self.us {
+            if self.whole {
+                emit(out, self.v, self.us, self.from, to, self.part, MoveKind::Normal, self.promotes);
+            }
+        } else if self.stackable {
+            if let Some(merged) = self.v.merge(self.part, c.kind()) {
+                let _ = out.try_push(Move::new(Square(self.from as u8), Square(to as u8), self.part, merged, MoveKind::Normal));
+            }
+        }
+    }
 }
 
 /// Moves of one part (the whole stack when `whole`) standing on `from`.
@@ -189,17 +271,89 @@ fn emit(out: &mut MoveList, v: &Variant, us: Color, from: usize, to: usize, part
 #[allow(clippy::too_many_arguments)]
 fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceType, whole: bool, ep: usize, out: &mut MoveList) {
     let info = v.piece(part);
+    let cx = PartCtx {
+        cells,
+        v,
+        us,
+        from,
+        part,
+        whole,
+        promotes: v.promotion_pawns & part.bit() != 0,
+        stackable: info.stackable,
+        ep,
+    };
+    if info.dedup {
+        return special_moves(&cx, &info.rules[us.index()], true, out);
+    }
+    let fast = &info.fast[us.index()];
+    let s = from as isize;
+    for &d in &fast.leaps {
+        let to = s + d as isize;
+        let c = at(cells, to);
+        if c.is_empty() {
+            emit(out, v, us, from, to as usize, part, MoveKind::Normal, cx.promotes);
+        } else if !c.is_offboard() {
+            cx.onto_man(out, to as usize, c);
+        }
+    }
+    for &d in &fast.quiet_leaps {
+        let to = s + d as isize;
+        if at(cells, to).is_empty() {
+            emit(out, v, us, from, to as usize, part, MoveKind::Normal, cx.promotes);
+        }
+    }
+    if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
+        for &(skip, d) in &fast.double_steps {
+            let to = s + d as isize;
+            if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
+                emit(out, v, us, from, to as usize, part, MoveKind::DoubleStep, cx.promotes);
+            }
+        }
+    }
+    if whole {
+        for &(d, ep_ok) in &fast.capture_leaps {
+            let to = (s + d as isize) as usize;
+            let c = cells[to];
+            if c.is_piece() && c.color() != us {
+                emit(out, v, us, from, to, part, MoveKind::Normal, cx.promotes);
+            } else if ep_ok && to == ep {
+                let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), part, part, MoveKind::EnPassant));
+            }
+        }
+    }
+    for &d in &fast.rides {
+        let step = d as isize;
+        let mut to = s;
+        loop {
+            to += step;
+            let c = at(cells, to);
+            if c.is_empty() {
+                let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), part, part, MoveKind::Normal));
+                continue;
+            }
+            if !c.is_offboard() {
+                cx.onto_man(out, to as usize, c);
+            }
+            break;
+        }
+    }
+    if !fast.special.is_empty() {
+        special_moves(&cx, &fast.special, false, out);
+    }
+}
+
+/// Moves of a part by the general rule walker; with `dedup`, each target is
+/// taken once even when two rules reach it.
+fn special_moves(cx: &PartCtx, rules: &[Rule], dedup: bool, out: &mut MoveList) {
+    let cells = cx.cells;
+    let us = cx.us;
+    let from = cx.from;
     let mut seen = SquareSet::default();
-    let dedup = info.dedup;
-    for rule in &info.rules[us.index()] {
-        if rule.initial && !v.initial_region[us.index()].contains(from) {
+    for rule in rules {
+        if rule.initial && !cx.v.initial_region[us.index()].contains(from) {
             continue;
         }
-        if !rule
-            .prelude
-            .iter()
-            .all(|&p| cells[(from as isize + p as isize) as usize].is_empty())
-        {
+        if !rule.prelude.iter().all(|&p| at(cells, from as isize + p as isize).is_empty()) {
             continue;
         }
         let step = rule.step as isize;
@@ -208,41 +362,32 @@ fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceTyp
             sq += step;
             let to = sq as usize;
             let c = cells[to];
-            if c.is_empty() {
-                if rule.quiet {
-                    if !dedup || !seen.contains(to) {
-                        if dedup {
-                            seen.insert(to);
-                        }
-                        let kind = if rule.double_step { MoveKind::DoubleStep } else { MoveKind::Normal };
-                        emit(out, v, us, from, to, part, part, kind);
-                    }
-                } else if rule.en_passant && to == ep && whole && (!dedup || !seen.contains(to)) {
-                    if dedup {
-                        seen.insert(to);
-                    }
-                    let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), part, part, MoveKind::EnPassant));
-                }
-                continue;
-            }
             if c.is_offboard() {
                 break;
             }
-            if c.color() != us {
-                if rule.capture && whole && (!dedup || !seen.contains(to)) {
-                    if dedup {
-                        seen.insert(to);
+            let fresh = !dedup || !seen.contains(to);
+            if c.is_empty() {
+                if rule.quiet {
+                    if fresh {
+                        let kind = if rule.double_step { MoveKind::DoubleStep } else { MoveKind::Normal };
+                        emit(out, cx.v, us, from, to, cx.part, kind, cx.promotes);
                     }
-                    emit(out, v, us, from, to, part, part, MoveKind::Normal);
+                } else if rule.en_passant && to == cx.ep && cx.whole && fresh {
+                    let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), cx.part, cx.part, MoveKind::EnPassant));
+                } else {
+                    continue;
                 }
-            } else if rule.quiet {
-                if let Some(merged) = v.merge(part, c.kind()) {
-                    if !dedup || !seen.contains(to) {
-                        if dedup {
-                            seen.insert(to);
-                        }
-                        let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), part, merged, MoveKind::Normal));
-                    }
+                if dedup {
+                    seen.insert(to);
+                }
+                continue;
+            }
+            let acts = if c.color() == us { rule.quiet } else { rule.capture };
+            if acts && fresh {
+                let before = out.len();
+                cx.onto_man(out, to, c);
+                if dedup && out.len() > before {
+                    seen.insert(to);
                 }
             }
             break;
@@ -250,64 +395,171 @@ fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceTyp
     }
 }
 
-/// All pseudo-legal moves of `us` (castling only when not in check).
-fn pseudo_moves(pos: &Position, us: Color, in_check: bool, out: &mut MoveList) {
-    let cells = &pos.b.cells;
-    let v = &*pos.variant;
-    let ep = if pos.side == us { pos.ep as usize } else { 0 };
-    for &sq in pos.b.lists[us.index()].squares.iter() {
-        let from = sq as usize;
-        let t = cells[from].kind();
-        part_moves(cells, v, us, from, t, true, ep, out);
-        for &p in &v.piece(t).parts {
-            part_moves(cells, v, us, from, p, false, ep, out);
+/// Moves of a plain man: leaps and slides that move and capture.
+#[inline(always)]
+fn plain_moves(cells: &Cells, fast: &crate::variant::FastRules, landing: CodeMask, from: usize, t: PieceType, out: &mut MoveList) {
+    let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
+    let s = from as isize;
+    for &d in &fast.leaps {
+        let to = s + d as isize;
+        if in_mask(landing, at(cells, to)) {
+            let _ = out.try_push(Move(base | (to as u32) << 8));
         }
     }
-    let rights = pos.castling >> (2 * us.index()) & 3;
-    if rights != 0 && !in_check {
-        let them = us.flip();
-        for rule in &v.castling {
-            if rule.color != us || pos.castling & (1 << rule.bit) == 0 {
-                continue;
-            }
-            let corner = cells[rule.rook_from.index()];
-            if !corner.is_color(us) || v.castling_pieces & corner.kind().bit() == 0 {
-                continue;
-            }
-            if cells[rule.king_from.index()] != Cell::piece(v.king, us) {
-                continue;
-            }
-            if !rule.empty.iter().all(|s| cells[s.index()].is_empty()) {
-                continue;
-            }
-            if rule.king_path.iter().any(|s| attacked(cells, v, s.index(), them)) {
-                continue;
-            }
-            let _ = out.try_push(Move::new(rule.king_from, rule.king_to, v.king, v.king, MoveKind::Castle));
+    for &d in &fast.rides {
+        let step = d as isize;
+        let mut to = s + step;
+        let mut c = at(cells, to);
+        while c.is_empty() {
+            let _ = out.try_push(Move(base | (to as u32) << 8));
+            to += step;
+            c = at(cells, to);
+        }
+        if in_mask(landing, c) {
+            let _ = out.try_push(Move(base | (to as u32) << 8));
         }
     }
 }
 
-/// All legal moves of the side to move.
-pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
-    out.clear();
+/// Push a move of a man that may promote on arrival.
+#[inline(always)]
+fn push_promoting(out: &mut MoveList, v: &Variant, us: Color, promotes: bool, base: u32, to: usize) {
+    let m = Move(base | (to as u32) << 8);
+    if promotes && v.promotion_region[us.index()].contains(to) {
+        emit(out, v, us, m.from().index(), to, m.part(), MoveKind::Normal, true);
+    } else {
+        let _ = out.try_push(m);
+    }
+}
+
+/// Moves of a pawn-like man: move-only and capture-only leaps, initial
+/// double steps, en passant, promotion, plain leaps and slides.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn stepper_moves(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, us: Color, from: usize, t: PieceType, ep: usize, out: &mut MoveList) {
+    let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
+    let promotes = v.promotion_pawns & t.bit() != 0;
+    let landing = v.landing[us.index()];
+    let s = from as isize;
+    for &d in &fast.quiet_leaps {
+        let to = s + d as isize;
+        if at(cells, to).is_empty() {
+            push_promoting(out, v, us, promotes, base, to as usize);
+        }
+    }
+    if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
+        for &(skip, d) in &fast.double_steps {
+            let to = s + d as isize;
+            if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
+                let m = Move::new(Square(from as u8), Square(to as u8), t, t, MoveKind::DoubleStep);
+                if promotes && v.promotion_region[us.index()].contains(to as usize) {
+                    emit(out, v, us, from, to as usize, t, MoveKind::DoubleStep, true);
+                } else {
+                    let _ = out.try_push(m);
+                }
+            }
+        }
+    }
+    for &(d, ep_ok) in &fast.capture_leaps {
+        let to = (s + d as isize) as usize;
+        let c = cells[to];
+        if c.is_piece() && in_mask(landing, c) {
+            push_promoting(out, v, us, promotes, base, to);
+        } else if ep_ok && to == ep {
+            let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), t, t, MoveKind::EnPassant));
+        }
+    }
+    for &d in &fast.leaps {
+        let to = s + d as isize;
+        if in_mask(landing, at(cells, to)) {
+            push_promoting(out, v, us, promotes, base, to as usize);
+        }
+    }
+    for &d in &fast.rides {
+        let step = d as isize;
+        let mut to = s + step;
+        let mut c = at(cells, to);
+        while c.is_empty() {
+            push_promoting(out, v, us, promotes, base, to as usize);
+            to += step;
+            c = at(cells, to);
+        }
+        if in_mask(landing, c) {
+            push_promoting(out, v, us, promotes, base, to as usize);
+        }
+    }
+}
+
+/// Moves of the man (stack) on `from`: the whole stack, then each part.
+#[inline]
+fn man_moves(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut MoveList) {
+    let t = cells[from].kind();
+    let info = v.piece(t);
+    if info.plain {
+        return plain_moves(cells, &info.fast[us.index()], v.landing[us.index()], from, t, out);
+    }
+    if info.stepper {
+        return stepper_moves(cells, v, &info.fast[us.index()], us, from, t, ep, out);
+    }
+    part_moves(cells, v, us, from, t, true, ep, out);
+    for &p in &v.piece(t).parts {
+        part_moves(cells, v, us, from, p, false, ep, out);
+    }
+}
+
+/// Castling moves of `us` whose preconditions hold on the board before the
+/// move (the king is not in check, the squares it passes over are not
+/// attacked); the landing square is judged by the legality test afterwards.
+fn castling_moves(pos: &Position, us: Color, out: &mut MoveList) {
+    let cells = &pos.b.cells;
+    let v = &*pos.variant;
+    let them = us.flip();
+    for rule in &v.castling {
+        if rule.color != us || pos.castling & (1 << rule.bit) == 0 {
+            continue;
+        }
+        let corner = cells[rule.rook_from.index()];
+        if !corner.is_color(us) || v.castling_pieces & corner.kind().bit() == 0 {
+            continue;
+        }
+        if cells[rule.king_from.index()] != Cell::piece(v.king, us) {
+            continue;
+        }
+        if !rule.empty.iter().all(|s| cells[s.index()].is_empty()) {
+            continue;
+        }
+        if rule.king_path.iter().any(|s| attacked(cells, v, s.index(), them)) {
+            continue;
+        }
+        let _ = out.try_push(Move::new(rule.king_from, rule.king_to, v.king, v.king, MoveKind::Castle));
+    }
+}
+
+/// All pseudo-legal moves of `us`.
+fn pseudo_moves(pos: &Position, us: Color, with_castling: bool, out: &mut MoveList) {
+    let ep = if pos.side == us { pos.ep as usize } else { 0 };
+    for &sq in pos.b.lists[us.index()].squares.iter() {
+        man_moves(&pos.b.cells, &pos.variant, us, sq as usize, ep, out);
+    }
+    if with_castling && pos.castling >> (2 * us.index()) & 3 != 0 {
+        castling_moves(pos, us, out);
+    }
+}
+
+/// Keep only the moves in `out[start..]` that leave the king safe (all of
+/// them, or with `whole_only` just those that empty their origin square,
+/// or with `ep_only` just the en-passant captures).
+#[inline]
+fn filter_from(pos: &mut Position, out: &mut MoveList, start: usize, test: impl Fn(Move, &Position) -> bool) {
     let us = pos.side;
     let them = us.flip();
     let king = pos.b.kings[us.index()] as usize;
-    let (in_check, pinned) = king_danger(&pos.b.cells, &pos.variant, king, us);
-    pseudo_moves(pos, us, in_check, out);
-    let mut keep = 0;
-    for i in 0..out.len() {
+    let mut keep = start;
+    for i in start..out.len() {
         let m = out[i];
-        let from = m.from().index();
-        let kind = m.kind();
-        let needs_test = in_check
-            || from == king
-            || matches!(kind, MoveKind::EnPassant | MoveKind::Castle)
-            || (pinned.contains(from) && kind != MoveKind::PairPromotion && m.part() == pos.b.cells[from].kind());
-        if needs_test {
-            let ch = move_changes(pos, m);
-            let ksq = if from == king { m.to().index() } else { king };
+        if test(m, pos) {
+            let ch = pos.changes(m);
+            let ksq = if m.from().index() == king { m.to().index() } else { king };
             if !safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them) {
                 continue;
             }
@@ -318,10 +570,47 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
     out.truncate(keep);
 }
 
-/// Pseudo-legal moves of either side (for position sanity checks).
+/// All legal moves of the side to move.
+pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
+    out.clear();
+    let us = pos.side;
+    let king = pos.b.kings[us.index()] as usize;
+    let (in_check, pinned) = king_danger(&pos.b.cells, &pos.variant, king, us);
+    if in_check {
+        pseudo_moves(pos, us, false, out);
+        filter_from(pos, out, 0, |_, _| true);
+        return;
+    }
+    let ep = pos.ep as usize;
+    let n = pos.b.lists[us.index()].squares.len();
+    for i in 0..n {
+        let from = pos.b.lists[us.index()].squares[i] as usize;
+        let start = out.len();
+        man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
+        if from == king {
+            filter_from(pos, out, start, |_, _| true);
+        } else if pinned.contains(from) {
+            // Only moves that empty the square can unpin it; en passant also
+            // removes a second man.
+            filter_from(pos, out, start, |m, p| {
+                m.kind() == MoveKind::EnPassant
+                    || (m.kind() != MoveKind::PairPromotion && m.part() == p.b.cells[m.from().index()].kind())
+            });
+        } else if ep != 0 {
+            filter_from(pos, out, start, |m, _| m.kind() == MoveKind::EnPassant);
+        }
+    }
+    if pos.castling >> (2 * us.index()) & 3 != 0 {
+        let start = out.len();
+        castling_moves(pos, us, out);
+        filter_from(pos, out, start, |_, _| true);
+    }
+}
+
+/// Number of pseudo-legal moves of either side (for position sanity checks).
 pub(crate) fn pseudo_legal_count(pos: &Position, color: Color) -> usize {
     let mut list = MoveList::new();
-    pseudo_moves(pos, color, false, &mut list);
+    pseudo_moves(pos, color, true, &mut list);
     list.len()
 }
 

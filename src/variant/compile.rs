@@ -3,7 +3,7 @@
 use super::betza::{self, Path};
 use super::ini::{Entry, IniError, Section};
 use super::{
-    AttackRay, CastlingRule, MatingRules, PieceInfo, Rule, SquareSet, Variant, XboardInfo, Zobrist,
+    AttackRay, AttackTable, FastRules, CastlingRule, MatingRules, PieceInfo, Rule, SquareSet, Variant, XboardInfo, Zobrist,
 };
 use crate::types::{BOARD_CELLS, Color, MAX_FILES, MAX_RANKS, PieceType, Square};
 use std::collections::HashMap;
@@ -283,6 +283,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             stackable: stack_types & (1u64 << i) != 0,
             rules: [Vec::new(), Vec::new()],
             dedup: false,
+            fast: Default::default(),
+            plain: false,
+            stepper: false,
             parts: Vec::new(),
         })
         .collect();
@@ -390,6 +393,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 stackable: true,
                 rules: [Vec::new(), Vec::new()],
                 dedup: false,
+                fast: Default::default(),
+                plain: false,
+                stepper: false,
                 parts: Vec::new(),
             });
             type_paths.push(paths);
@@ -399,8 +405,8 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             r.errors.push(e.error("stackLetters needs maxStackSize of 2 or more"));
         }
     }
-    if pieces.len() > 60 {
-        r.errors.push(section.error("too many piece and stack types (at most 60)"));
+    if pieces.len() > 31 {
+        r.errors.push(section.error("too many piece and stack types (at most 31)"));
         return Err(r.errors);
     }
     let n = pieces.len();
@@ -509,6 +515,23 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         }
     }
 
+    for (i, p) in pieces.iter_mut().enumerate() {
+        p.fast = [FastRules::from_rules(&p.rules[0]), FastRules::from_rules(&p.rules[1])];
+        p.plain = !p.dedup
+            && !p.stackable
+            && promotion_pawns & (1u64 << i) == 0
+            && p.fast.iter().all(|f| {
+                f.special.is_empty() && f.quiet_leaps.is_empty() && f.capture_leaps.is_empty() && f.double_steps.is_empty()
+            });
+        p.stepper = !p.dedup && !p.stackable && p.fast.iter().all(|f| f.special.is_empty());
+    }
+    // Codes of empty cells (0) and of the other side's men.
+    let mut landing = [1u64, 1u64];
+    for i in 0..n {
+        landing[0] |= 1u64 << (2 + 2 * i + 1);
+        landing[1] |= 1u64 << (2 + 2 * i);
+    }
+
     // Start position (validated after the variant is built).
     let start_fen = r.get("startFen").map_or(CHESS_START.to_string(), |e| e.value.clone());
 
@@ -570,8 +593,12 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                         .filter(|&f| f != kf && f != rook_file)
                         .map(|f| Square::new(f, rank))
                         .collect();
-                    let king_path: Vec<Square> =
-                        (kf.min(king_to)..=kf.max(king_to)).map(|f| Square::new(f, rank)).collect();
+                    // Squares the king passes over (its start square is known
+                    // not to be attacked when castling is generated, and its
+                    // landing square is judged by the legality test).
+                    let king_path: Vec<Square> = (kf.min(king_to) + 1..kf.max(king_to))
+                        .map(|f| Square::new(f, rank))
+                        .collect();
                     let king_from = Square::new(kf, rank);
                     let rook_from = Square::new(rook_file, rank);
                     castle_mask[king_from.index()] |= 1 << bit;
@@ -641,9 +668,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         piece_table: r.get("pieceToCharTable").map_or(String::new(), |e| e.value.clone()),
     };
 
-    let attack_rays = [
-        build_rays(&pieces, Color::White, quiet_attackers, files.max(ranks), false),
-        build_rays(&pieces, Color::Black, quiet_attackers, files.max(ranks), false),
+    let attacks = [
+        AttackTable::from_rays(build_rays(&pieces, Color::White, quiet_attackers, files.max(ranks), false)),
+        AttackTable::from_rays(build_rays(&pieces, Color::Black, quiet_attackers, files.max(ranks), false)),
     ];
     let ep_rays = [
         build_rays(&pieces, Color::White, 0, files.max(ranks), true),
@@ -693,7 +720,8 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             color_bound,
         },
         xboard,
-        attack_rays,
+        attacks,
+        landing,
         ep_rays,
         zobrist,
         squares,
@@ -881,8 +909,9 @@ fn build_rays(pieces: &[PieceInfo], color: Color, quiet_attackers: u64, board_ma
             while ray.masks.len() < len && !ray.masks.is_full() {
                 ray.masks.push(0);
             }
+            let code = 2 + 2 * i as u32 + color as u32;
             for m in ray.masks.iter_mut().take(len) {
-                *m |= 1u64 << i;
+                *m |= 1u64 << code;
             }
         }
     }

@@ -55,9 +55,50 @@ pub struct Rule {
     pub double_step: bool,
 }
 
+/// A piece's rules split by shape so that the common cases run in tight
+/// loops: plain leapers and unlimited sliders that both move and capture,
+/// and the rest.
+#[derive(Clone, Debug, Default)]
+pub struct FastRules {
+    /// Leaps that move and capture.
+    pub leaps: Vec<i16>,
+    /// Leaps that only move.
+    pub quiet_leaps: Vec<i16>,
+    /// Leaps that only capture, and whether they also capture en passant.
+    pub capture_leaps: Vec<(i16, bool)>,
+    /// Unlimited slides that move and capture.
+    pub rides: Vec<i16>,
+    /// Initial lame double steps that only move: (skipped square, step).
+    pub double_steps: Vec<(i16, i16)>,
+    pub special: Vec<Rule>,
+}
+
+impl FastRules {
+    pub fn from_rules(rules: &[Rule]) -> FastRules {
+        let mut f = FastRules::default();
+        for r in rules {
+            let plain = r.prelude.is_empty() && r.start == 0 && !r.initial;
+            match (plain, r.max, r.quiet, r.capture, r.en_passant) {
+                (true, 1, true, true, false) => f.leaps.push(r.step),
+                (true, 1, true, false, false) => f.quiet_leaps.push(r.step),
+                (true, 1, false, true, ep) => f.capture_leaps.push((r.step, ep)),
+                (true, 255, true, true, false) => f.rides.push(r.step),
+                _ if r.double_step && r.start == 0 && r.prelude.len() == 1 && !r.capture && !r.en_passant => {
+                    f.double_steps.push((r.prelude[0], r.step))
+                }
+                _ => f.special.push(r.clone()),
+            }
+        }
+        f
+    }
+}
+
+/// A set of board cell codes (a man of one type and colour each): bit `code`.
+pub type CodeMask = u64;
+
 /// A reverse ray used to find attackers of a square: from the target walk back
 /// `k` steps to `base = target - k*step`; an attacker stands on `base - start`,
-/// its type in `masks[k-1]`, and the prelude squares (relative to the
+/// its cell code in `masks[k-1]`, and the prelude squares (relative to the
 /// attacker) are empty. The walk goes on past `base` only while it is empty.
 #[derive(Clone, Debug)]
 pub struct AttackRay {
@@ -65,7 +106,48 @@ pub struct AttackRay {
     pub start: i16,
     pub step: i16,
     pub initial: bool,
-    pub masks: arrayvec::ArrayVec<u64, 12>,
+    pub masks: arrayvec::ArrayVec<CodeMask, 12>,
+}
+
+/// A plain sliding attack ray: walking back from the target, the first man met
+/// attacks when its code is in `near` (distance 1) or `far` (2..=len).
+#[derive(Clone, Debug)]
+pub struct Slide {
+    pub step: i16,
+    pub near: CodeMask,
+    pub far: CodeMask,
+    pub len: u8,
+}
+
+/// The attack rays of one colour, split by shape: plain leaps (one square to
+/// look at), plain slides, and the rest (lame, bent, initial-only).
+#[derive(Clone, Debug, Default)]
+pub struct AttackTable {
+    pub leaps: Vec<(i16, CodeMask)>,
+    pub slides: Vec<Slide>,
+    pub special: Vec<AttackRay>,
+}
+
+impl AttackTable {
+    pub fn from_rays(rays: Vec<AttackRay>) -> AttackTable {
+        let mut t = AttackTable::default();
+        for r in rays {
+            let plain = r.prelude.is_empty() && r.start == 0 && !r.initial;
+            if plain && r.masks.len() == 1 {
+                t.leaps.push((r.step, r.masks[0]));
+            } else if plain && r.masks.len() >= 2 && r.masks[1..].iter().all(|&m| m == r.masks[1]) {
+                t.slides.push(Slide {
+                    step: r.step,
+                    near: r.masks[0],
+                    far: r.masks[1],
+                    len: r.masks.len() as u8,
+                });
+            } else {
+                t.special.push(r);
+            }
+        }
+        t
+    }
 }
 
 /// Everything known about one piece type (or stack type).
@@ -83,6 +165,13 @@ pub struct PieceInfo {
     pub rules: [Vec<Rule>; 2],
     /// Two rules can reach the same square: moves must be de-duplicated.
     pub dedup: bool,
+    /// The rules again, sorted for speed (per colour).
+    pub fast: [FastRules; 2],
+    /// Only plain leaps and slides, no promotion, stacking or de-duplication:
+    /// the move generator's fastest path applies.
+    pub plain: bool,
+    /// No stacking, de-duplication or special rules: the pawn-like path applies.
+    pub stepper: bool,
     /// Proper non-empty parts of a stack that may move alone.
     pub parts: Vec<PieceType>,
 }
@@ -98,7 +187,7 @@ pub struct CastlingRule {
     pub rook_to: Square,
     /// Squares that must be empty (besides the king's and rook's own).
     pub empty: Vec<Square>,
-    /// Squares the king starts on, passes over and lands on: none attacked.
+    /// Squares the king passes over: none may be attacked.
     pub king_path: Vec<Square>,
     /// Kingside (towards the last file) or queenside.
     pub kingside: bool,
@@ -169,7 +258,9 @@ pub struct Variant {
     pub mating: MatingRules,
     pub xboard: XboardInfo,
     /// Attack rays per attacking colour.
-    pub attack_rays: [Vec<AttackRay>; 2],
+    pub attacks: [AttackTable; 2],
+    /// Per moving colour: cell codes a plain move may land on (empty or enemy).
+    pub landing: [CodeMask; 2],
     /// En-passant capture rays per capturing colour.
     pub ep_rays: [Vec<AttackRay>; 2],
     pub zobrist: Zobrist,
