@@ -395,40 +395,81 @@ fn special_moves(cx: &PartCtx, rules: &[Rule], dedup: bool, out: &mut MoveList) 
     }
 }
 
+/// Where generated moves go: a move list, or a counter for perft's bulk
+/// counting at the last ply (the same generator code serves both).
+pub(crate) trait MoveSink {
+    fn push(&mut self, m: Move);
+    /// Push `m` when `cond` holds (a counter adds without branching).
+    fn push_if(&mut self, cond: bool, m: Move);
+    /// All promotions of a move to `to`.
+    fn promotions(&mut self, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind);
+}
+
+impl MoveSink for MoveList {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        let _ = self.try_push(m);
+    }
+    #[inline(always)]
+    fn push_if(&mut self, cond: bool, m: Move) {
+        if cond {
+            let _ = self.try_push(m);
+        }
+    }
+    #[inline(always)]
+    fn promotions(&mut self, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind) {
+        emit(self, v, us, from, to, part, kind, true);
+    }
+}
+
+/// Counts moves instead of storing them.
+pub(crate) struct MoveCounter(pub usize);
+
+impl MoveSink for MoveCounter {
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 += 1;
+    }
+    #[inline(always)]
+    fn push_if(&mut self, cond: bool, _: Move) {
+        self.0 += usize::from(cond);
+    }
+    #[inline(always)]
+    fn promotions(&mut self, v: &Variant, _: Color, _: usize, _: usize, _: PieceType, _: MoveKind) {
+        self.0 += v.promotion_types.len() + v.pair_promotion_types.len() + usize::from(!v.mandatory_promotion);
+    }
+}
+
 /// Moves of a plain man: leaps and slides that move and capture.
 #[inline(always)]
-fn plain_moves(cells: &Cells, fast: &crate::variant::FastRules, landing: CodeMask, from: usize, t: PieceType, out: &mut MoveList) {
+fn plain_moves<S: MoveSink>(cells: &Cells, fast: &crate::variant::FastRules, landing: CodeMask, from: usize, t: PieceType, out: &mut S) {
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
     let s = from as isize;
     for &d in &fast.leaps {
         let to = s + d as isize;
-        if in_mask(landing, at(cells, to)) {
-            let _ = out.try_push(Move(base | (to as u32) << 8));
-        }
+        out.push_if(in_mask(landing, at(cells, to)), Move(base | (to as u32) << 8));
     }
     for &d in &fast.rides {
         let step = d as isize;
         let mut to = s + step;
         let mut c = at(cells, to);
         while c.is_empty() {
-            let _ = out.try_push(Move(base | (to as u32) << 8));
+            out.push(Move(base | (to as u32) << 8));
             to += step;
             c = at(cells, to);
         }
-        if in_mask(landing, c) {
-            let _ = out.try_push(Move(base | (to as u32) << 8));
-        }
+        out.push_if(in_mask(landing, c), Move(base | (to as u32) << 8));
     }
 }
 
 /// Push a move of a man that may promote on arrival.
 #[inline(always)]
-fn push_promoting(out: &mut MoveList, v: &Variant, us: Color, promotes: bool, base: u32, to: usize) {
-    let m = Move(base | (to as u32) << 8);
+fn push_promoting<S: MoveSink>(out: &mut S, v: &Variant, us: Color, promotes: bool, base: u32, to: usize, kind: MoveKind) {
     if promotes && v.promotion_region[us.index()].contains(to) {
-        emit(out, v, us, m.from().index(), to, m.part(), MoveKind::Normal, true);
+        let m = Move(base);
+        out.promotions(v, us, m.from().index(), to, m.part(), kind);
     } else {
-        let _ = out.try_push(m);
+        out.push(Move(base | (to as u32) << 8 | (kind as u32) << 28));
     }
 }
 
@@ -436,7 +477,7 @@ fn push_promoting(out: &mut MoveList, v: &Variant, us: Color, promotes: bool, ba
 /// double steps, en passant, promotion, plain leaps and slides.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn stepper_moves(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, us: Color, from: usize, t: PieceType, ep: usize, out: &mut MoveList) {
+fn stepper_moves<S: MoveSink>(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, us: Color, from: usize, t: PieceType, ep: usize, out: &mut S) {
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
     let promotes = v.promotion_pawns & t.bit() != 0;
     let landing = v.landing[us.index()];
@@ -444,19 +485,14 @@ fn stepper_moves(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, u
     for &d in &fast.quiet_leaps {
         let to = s + d as isize;
         if at(cells, to).is_empty() {
-            push_promoting(out, v, us, promotes, base, to as usize);
+            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
         }
     }
     if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
         for &(skip, d) in &fast.double_steps {
             let to = s + d as isize;
             if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
-                let m = Move::new(Square(from as u8), Square(to as u8), t, t, MoveKind::DoubleStep);
-                if promotes && v.promotion_region[us.index()].contains(to as usize) {
-                    emit(out, v, us, from, to as usize, t, MoveKind::DoubleStep, true);
-                } else {
-                    let _ = out.try_push(m);
-                }
+                push_promoting(out, v, us, promotes, base, to as usize, MoveKind::DoubleStep);
             }
         }
     }
@@ -464,15 +500,15 @@ fn stepper_moves(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, u
         let to = (s + d as isize) as usize;
         let c = cells[to];
         if c.is_piece() && in_mask(landing, c) {
-            push_promoting(out, v, us, promotes, base, to);
+            push_promoting(out, v, us, promotes, base, to, MoveKind::Normal);
         } else if ep_ok && to == ep {
-            let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), t, t, MoveKind::EnPassant));
+            out.push(Move::new(Square(from as u8), Square(to as u8), t, t, MoveKind::EnPassant));
         }
     }
     for &d in &fast.leaps {
         let to = s + d as isize;
         if in_mask(landing, at(cells, to)) {
-            push_promoting(out, v, us, promotes, base, to as usize);
+            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
         }
     }
     for &d in &fast.rides {
@@ -480,27 +516,40 @@ fn stepper_moves(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, u
         let mut to = s + step;
         let mut c = at(cells, to);
         while c.is_empty() {
-            push_promoting(out, v, us, promotes, base, to as usize);
+            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
             to += step;
             c = at(cells, to);
         }
         if in_mask(landing, c) {
-            push_promoting(out, v, us, promotes, base, to as usize);
+            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
         }
+    }
+}
+
+/// Moves of a plain or pawn-like man on `from`; false (and nothing
+/// generated) for men that need the general walker.
+#[inline(always)]
+fn simple_man_moves<S: MoveSink>(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut S) -> bool {
+    let t = cells[from].kind();
+    let info = v.piece(t);
+    if info.plain {
+        plain_moves(cells, &info.fast[us.index()], v.landing[us.index()], from, t, out);
+        true
+    } else if info.stepper {
+        stepper_moves(cells, v, &info.fast[us.index()], us, from, t, ep, out);
+        true
+    } else {
+        false
     }
 }
 
 /// Moves of the man (stack) on `from`: the whole stack, then each part.
 #[inline]
 fn man_moves(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut MoveList) {
+    if simple_man_moves(cells, v, us, from, ep, out) {
+        return;
+    }
     let t = cells[from].kind();
-    let info = v.piece(t);
-    if info.plain {
-        return plain_moves(cells, &info.fast[us.index()], v.landing[us.index()], from, t, out);
-    }
-    if info.stepper {
-        return stepper_moves(cells, v, &info.fast[us.index()], us, from, t, ep, out);
-    }
     part_moves(cells, v, us, from, t, true, ep, out);
     for &p in &v.piece(t).parts {
         part_moves(cells, v, us, from, p, false, ep, out);
@@ -605,6 +654,51 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
         castling_moves(pos, us, out);
         filter_from(pos, out, start, |_, _| true);
     }
+}
+
+/// Number of legal moves of the side to move (perft's bulk count): men that
+/// are neither the king nor possibly pinned, and that cannot capture en
+/// passant, are counted without storing their moves.
+pub fn count_legal(pos: &mut Position) -> usize {
+    let us = pos.side;
+    let king = pos.b.kings[us.index()] as usize;
+    let (in_check, pinned) = king_danger(&pos.b.cells, &pos.variant, king, us);
+    let mut list = MoveList::new();
+    if in_check {
+        pseudo_moves(pos, us, false, &mut list);
+        filter_from(pos, &mut list, 0, |_, _| true);
+        return list.len();
+    }
+    let ep = pos.ep as usize;
+    let mut counter = MoveCounter(0);
+    let n = pos.b.lists[us.index()].squares.len();
+    for i in 0..n {
+        let from = pos.b.lists[us.index()].squares[i] as usize;
+        let info = pos.variant.piece(pos.b.cells[from].kind());
+        let fast_count = from != king && !pinned.contains(from) && (info.plain || (info.stepper && ep == 0));
+        if fast_count {
+            simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut counter);
+            continue;
+        }
+        let start = list.len();
+        man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut list);
+        if from == king {
+            filter_from(pos, &mut list, start, |_, _| true);
+        } else if pinned.contains(from) {
+            filter_from(pos, &mut list, start, |m, p| {
+                m.kind() == MoveKind::EnPassant
+                    || (m.kind() != MoveKind::PairPromotion && m.part() == p.b.cells[m.from().index()].kind())
+            });
+        } else if ep != 0 {
+            filter_from(pos, &mut list, start, |m, _| m.kind() == MoveKind::EnPassant);
+        }
+    }
+    if pos.castling >> (2 * us.index()) & 3 != 0 {
+        let start = list.len();
+        castling_moves(pos, us, &mut list);
+        filter_from(pos, &mut list, start, |_, _| true);
+    }
+    counter.0 + list.len()
 }
 
 /// Number of pseudo-legal moves of either side (for position sanity checks).

@@ -2,7 +2,7 @@
 //! the last ply, optionally spread over threads by root move.
 
 use crate::board::Position;
-use crate::movegen::legal_moves;
+use crate::movegen::{count_legal, legal_moves};
 use crate::types::{Move, MoveList};
 use rayon::prelude::*;
 
@@ -11,11 +11,11 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return count_legal(pos) as u64;
+    }
     let mut list = MoveList::new();
     legal_moves(pos, &mut list);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut nodes = 0;
     for &m in list.iter() {
         pos.make(m);
