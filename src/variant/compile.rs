@@ -638,11 +638,6 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
     let all_non_royal: u64 = (0..n).filter(|&i| !pieces[i].royal).map(|i| 1u64 << i).sum();
     let mut solo = letters(&mut r, "matingSoloTypes", "*", Some(all_non_royal));
     // A stack has mating potential alone when any member has.
-    for p in pieces.iter() {
-        if p.members & solo != 0 {
-            solo |= p.members;
-        }
-    }
     for (i, p) in pieces.iter().enumerate() {
         if p.members & solo != 0 {
             solo |= 1u64 << i;

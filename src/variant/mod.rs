@@ -427,3 +427,31 @@ impl VariantSet {
         compile::compile(name, section, &entries).map(Arc::new)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header of the shipped ini file documents every key.
+    #[test]
+    fn ini_header_documents_every_key() {
+        let header: String = BUILTIN_INI.lines().take_while(|l| l.starts_with('#') || l.is_empty()).collect::<Vec<_>>().join("\n");
+        for (key, ..) in KEYS {
+            assert!(header.contains(&format!("# {key} ")), "key {key} is not documented in variants.ini");
+        }
+    }
+
+    #[test]
+    fn shipped_variants_compile() {
+        let set = VariantSet::builtin();
+        for name in ["chess", "combination", "team-mate", "compound"] {
+            let v = set.compile(name).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            assert_eq!(v.name, name);
+        }
+        let c = set.compile("combination").expect("combination");
+        assert_eq!(c.pieces.len(), 16, "6 men and 10 stacks");
+        assert!(c.is_stacking());
+        assert!(set.compile("team-mate").expect("team-mate").has_pair_promotion());
+        assert_eq!(set.compile("compound").expect("compound").files, 10);
+    }
+}

@@ -1,0 +1,55 @@
+//! Helpers shared by the integration tests: the reference perft rows.
+
+#![allow(dead_code)]
+
+use amalgam::{Position, VariantSet};
+
+/// One row of `tests/data/<variant>.tsv`.
+pub struct PerftRow {
+    pub variant: String,
+    pub fen: String,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+pub fn data_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("data")
+}
+
+/// Every row of every reference perft file.
+pub fn perft_rows() -> Vec<PerftRow> {
+    let mut rows = Vec::new();
+    for variant in ["chess", "combination", "team-mate", "compound"] {
+        let path = data_dir().join(format!("{variant}.tsv"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert!(f.len() >= 4, "bad row in {}: {line}", path.display());
+            rows.push(PerftRow {
+                variant: f[0].to_string(),
+                fen: f[1].to_string(),
+                depth: f[2].parse().expect("depth"),
+                nodes: f[3].parse().expect("nodes"),
+            });
+        }
+    }
+    assert!(rows.len() > 100, "reference data missing");
+    rows
+}
+
+/// The distinct test positions (variant, FEN) of the reference data.
+pub fn test_positions() -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for r in perft_rows() {
+        let key = (r.variant.clone(), r.fen.clone());
+        if !seen.contains(&key) {
+            seen.push(key);
+        }
+    }
+    seen
+}
+
+pub fn position(set: &VariantSet, variant: &str, fen: &str) -> Position {
+    let v = set.compile(variant).unwrap_or_else(|e| panic!("{variant}: {e:?}"));
+    Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{variant} {fen}: {e}"))
+}
