@@ -16,7 +16,13 @@ const CASES: &[(&str, &str, &str, u32, u64)] = &[
         4,
         4_085_603,
     ),
-    ("combination startpos d5", "combination", "startpos", 5, 9_153_697),
+    (
+        "combination startpos d5",
+        "combination",
+        "startpos",
+        5,
+        9_153_697,
+    ),
     ("team-mate startpos d4", "team-mate", "startpos", 4, 564_773),
     ("compound startpos d4", "compound", "startpos", 4, 8_539_426),
 ];
@@ -24,10 +30,16 @@ const CASES: &[(&str, &str, &str, u32, u64)] = &[
 fn bench_perft(c: &mut Criterion) {
     let set = VariantSet::builtin();
     let mut group = c.benchmark_group("perft");
-    group.sample_size(10).measurement_time(Duration::from_secs(8));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(8));
     for &(name, variant, fen, depth, nodes) in CASES {
         let v = set.compile(variant).expect("variant compiles");
-        let start = if fen == "startpos" { Position::startpos(v) } else { Position::from_fen(v, fen).expect("FEN") };
+        let start = if fen == "startpos" {
+            Position::startpos(v)
+        } else {
+            Position::from_fen(v, fen).expect("FEN")
+        };
         let mut pos = start.clone();
         assert_eq!(perft(&mut pos, depth), nodes, "{name}: wrong node count");
         group.throughput(Throughput::Elements(nodes));

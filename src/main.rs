@@ -83,9 +83,13 @@ fn perft_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
         return Err(format!("perft needs VARIANT FEN|startpos DEPTH\n{USAGE}"));
     };
     let depth: u32 = depth.parse().map_err(|_| format!("bad depth '{depth}'"))?;
-    let v = set
-        .compile(variant)
-        .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))?;
+    let v = set.compile(variant).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
     let pos = if fen == "startpos" {
         Position::startpos(v)
     } else {
@@ -94,7 +98,11 @@ fn perft_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
     let start = Instant::now();
     let counts = divide(&pos, depth, threads);
     let elapsed = start.elapsed();
-    let nodes: u64 = if depth == 0 { 1 } else { counts.iter().map(|c| c.1).sum() };
+    let nodes: u64 = if depth == 0 {
+        1
+    } else {
+        counts.iter().map(|c| c.1).sum()
+    };
     if show_divide {
         for (m, n) in &counts {
             println!("{m}: {n}");
@@ -115,7 +123,10 @@ fn check_command(files: &[String]) -> ExitCode {
     let mut names: Vec<String> = Vec::new();
     if files.is_empty() {
         names = set.names().to_vec();
-        let (_, e) = VariantSet::empty().load_str(amalgam::variant::BUILTIN_INI, amalgam::variant::BUILTIN_INI_NAME);
+        let (_, e) = VariantSet::empty().load_str(
+            amalgam::variant::BUILTIN_INI,
+            amalgam::variant::BUILTIN_INI_NAME,
+        );
         errors.extend(e);
     }
     for f in files {

@@ -28,7 +28,14 @@ fn at(cells: &Cells, sq: isize) -> Cell {
 /// general `rays`; stops early when `f` returns true (and then returns true).
 /// The masks of the rays already name the attacking colour.
 #[inline]
-fn scan_rays<F: FnMut(usize) -> bool>(cells: &Cells, v: &Variant, rays: &[AttackRay], target: usize, color: Color, mut f: F) -> bool {
+fn scan_rays<F: FnMut(usize) -> bool>(
+    cells: &Cells,
+    v: &Variant,
+    rays: &[AttackRay],
+    target: usize,
+    color: Color,
+    mut f: F,
+) -> bool {
     for ray in rays {
         let step = ray.step as isize;
         let mut base = target as isize;
@@ -41,7 +48,10 @@ fn scan_rays<F: FnMut(usize) -> bool>(cells: &Cells, v: &Variant, rays: &[Attack
             let cand = (base - ray.start as isize) as usize;
             let c = if ray.start == 0 { bc } else { cells[cand] };
             if in_mask(mask, c)
-                && ray.prelude.iter().all(|&p| at(cells, cand as isize + p as isize).is_empty())
+                && ray
+                    .prelude
+                    .iter()
+                    .all(|&p| at(cells, cand as isize + p as isize).is_empty())
                 && (!ray.initial || v.initial_region[color.index()].contains(cand))
                 && f(cand)
             {
@@ -96,7 +106,13 @@ pub(crate) fn is_attacked(pos: &Position, sq: usize, by: Color) -> bool {
 }
 
 /// Every man of `color` that reaches `target` along `rays` (see [`scan_rays`]).
-pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(pos: &Position, rays: &[AttackRay], target: usize, color: Color, f: F) -> bool {
+pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(
+    pos: &Position,
+    rays: &[AttackRay],
+    target: usize,
+    color: Color,
+    f: F,
+) -> bool {
     scan_rays(&pos.b.cells, &pos.variant, rays, target, color, f)
 }
 
@@ -210,7 +226,11 @@ pub(crate) fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
     let us = pos.side;
     let ch = pos.changes(mv);
     let king = pos.b.kings[us.index()] as usize;
-    let ksq = if mv.from().index() == king { mv.to().index() } else { king };
+    let ksq = if mv.from().index() == king {
+        mv.to().index()
+    } else {
+        king
+    };
     safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, us.flip())
 }
 
@@ -218,7 +238,16 @@ pub(crate) fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
 /// destination is in the promotion region.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn emit(out: &mut MoveList, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind, promotes: bool) {
+fn emit(
+    out: &mut MoveList,
+    v: &Variant,
+    us: Color,
+    from: usize,
+    to: usize,
+    part: PieceType,
+    kind: MoveKind,
+    promotes: bool,
+) {
     let (f, t) = (Square(from as u8), Square(to as u8));
     if promotes && v.promotion_region[us.index()].contains(to) {
         for &p in &v.promotion_types {
@@ -256,12 +285,27 @@ impl PartCtx<'_> {
     fn onto_man(&self, out: &mut MoveList, to: usize, c: Cell) {
         if c.color() != self.us {
             if self.whole {
-                emit(out, self.v, self.us, self.from, to, self.part, MoveKind::Normal, self.promotes);
+                emit(
+                    out,
+                    self.v,
+                    self.us,
+                    self.from,
+                    to,
+                    self.part,
+                    MoveKind::Normal,
+                    self.promotes,
+                );
             }
-        } else if self.stackable {
-            if let Some(merged) = self.v.merge(self.part, c.kind()) {
-                let _ = out.try_push(Move::new(Square(self.from as u8), Square(to as u8), self.part, merged, MoveKind::Normal));
-            }
+        } else if self.stackable
+            && let Some(merged) = self.v.merge(self.part, c.kind())
+        {
+            let _ = out.try_push(Move::new(
+                Square(self.from as u8),
+                Square(to as u8),
+                self.part,
+                merged,
+                MoveKind::Normal,
+            ));
         }
     }
 }
@@ -269,7 +313,16 @@ impl PartCtx<'_> {
 /// Moves of one part (the whole stack when `whole`) standing on `from`.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceType, whole: bool, ep: usize, out: &mut MoveList) {
+fn part_moves(
+    cells: &Cells,
+    v: &Variant,
+    us: Color,
+    from: usize,
+    part: PieceType,
+    whole: bool,
+    ep: usize,
+    out: &mut MoveList,
+) {
     let info = v.piece(part);
     let cx = PartCtx {
         cells,
@@ -291,7 +344,16 @@ fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceTyp
         let to = s + d as isize;
         let c = at(cells, to);
         if c.is_empty() {
-            emit(out, v, us, from, to as usize, part, MoveKind::Normal, cx.promotes);
+            emit(
+                out,
+                v,
+                us,
+                from,
+                to as usize,
+                part,
+                MoveKind::Normal,
+                cx.promotes,
+            );
         } else if !c.is_offboard() {
             cx.onto_man(out, to as usize, c);
         }
@@ -299,14 +361,32 @@ fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceTyp
     for &d in &fast.quiet_leaps {
         let to = s + d as isize;
         if at(cells, to).is_empty() {
-            emit(out, v, us, from, to as usize, part, MoveKind::Normal, cx.promotes);
+            emit(
+                out,
+                v,
+                us,
+                from,
+                to as usize,
+                part,
+                MoveKind::Normal,
+                cx.promotes,
+            );
         }
     }
     if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
         for &(skip, d) in &fast.double_steps {
             let to = s + d as isize;
             if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
-                emit(out, v, us, from, to as usize, part, MoveKind::DoubleStep, cx.promotes);
+                emit(
+                    out,
+                    v,
+                    us,
+                    from,
+                    to as usize,
+                    part,
+                    MoveKind::DoubleStep,
+                    cx.promotes,
+                );
             }
         }
     }
@@ -317,7 +397,13 @@ fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceTyp
             if c.is_piece() && c.color() != us {
                 emit(out, v, us, from, to, part, MoveKind::Normal, cx.promotes);
             } else if ep_ok && to == ep {
-                let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), part, part, MoveKind::EnPassant));
+                let _ = out.try_push(Move::new(
+                    Square(from as u8),
+                    Square(to as u8),
+                    part,
+                    part,
+                    MoveKind::EnPassant,
+                ));
             }
         }
     }
@@ -328,7 +414,13 @@ fn part_moves(cells: &Cells, v: &Variant, us: Color, from: usize, part: PieceTyp
             to += step;
             let c = at(cells, to);
             if c.is_empty() {
-                let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), part, part, MoveKind::Normal));
+                let _ = out.try_push(Move::new(
+                    Square(from as u8),
+                    Square(to as u8),
+                    part,
+                    part,
+                    MoveKind::Normal,
+                ));
                 continue;
             }
             if !c.is_offboard() {
@@ -353,7 +445,11 @@ fn special_moves(cx: &PartCtx, rules: &[Rule], dedup: bool, out: &mut MoveList) 
         if rule.initial && !cx.v.initial_region[us.index()].contains(from) {
             continue;
         }
-        if !rule.prelude.iter().all(|&p| at(cells, from as isize + p as isize).is_empty()) {
+        if !rule
+            .prelude
+            .iter()
+            .all(|&p| at(cells, from as isize + p as isize).is_empty())
+        {
             continue;
         }
         let step = rule.step as isize;
@@ -369,11 +465,21 @@ fn special_moves(cx: &PartCtx, rules: &[Rule], dedup: bool, out: &mut MoveList) 
             if c.is_empty() {
                 if rule.quiet {
                     if fresh {
-                        let kind = if rule.double_step { MoveKind::DoubleStep } else { MoveKind::Normal };
+                        let kind = if rule.double_step {
+                            MoveKind::DoubleStep
+                        } else {
+                            MoveKind::Normal
+                        };
                         emit(out, cx.v, us, from, to, cx.part, kind, cx.promotes);
                     }
                 } else if rule.en_passant && to == cx.ep && cx.whole && fresh {
-                    let _ = out.try_push(Move::new(Square(from as u8), Square(to as u8), cx.part, cx.part, MoveKind::EnPassant));
+                    let _ = out.try_push(Move::new(
+                        Square(from as u8),
+                        Square(to as u8),
+                        cx.part,
+                        cx.part,
+                        MoveKind::EnPassant,
+                    ));
                 } else {
                     continue;
                 }
@@ -382,7 +488,11 @@ fn special_moves(cx: &PartCtx, rules: &[Rule], dedup: bool, out: &mut MoveList) 
                 }
                 continue;
             }
-            let acts = if c.color() == us { rule.quiet } else { rule.capture };
+            let acts = if c.color() == us {
+                rule.quiet
+            } else {
+                rule.capture
+            };
             if acts && fresh {
                 let before = out.len();
                 cx.onto_man(out, to, c);
@@ -402,7 +512,15 @@ pub(crate) trait MoveSink {
     /// Push `m` when `cond` holds (a counter adds without branching).
     fn push_if(&mut self, cond: bool, m: Move);
     /// All promotions of a move to `to`.
-    fn promotions(&mut self, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind);
+    fn promotions(
+        &mut self,
+        v: &Variant,
+        us: Color,
+        from: usize,
+        to: usize,
+        part: PieceType,
+        kind: MoveKind,
+    );
 }
 
 impl MoveSink for MoveList {
@@ -417,7 +535,15 @@ impl MoveSink for MoveList {
         }
     }
     #[inline(always)]
-    fn promotions(&mut self, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind) {
+    fn promotions(
+        &mut self,
+        v: &Variant,
+        us: Color,
+        from: usize,
+        to: usize,
+        part: PieceType,
+        kind: MoveKind,
+    ) {
         emit(self, v, us, from, to, part, kind, true);
     }
 }
@@ -436,18 +562,30 @@ impl MoveSink for MoveCounter {
     }
     #[inline(always)]
     fn promotions(&mut self, v: &Variant, _: Color, _: usize, _: usize, _: PieceType, _: MoveKind) {
-        self.0 += v.promotion_types.len() + v.pair_promotion_types.len() + usize::from(!v.mandatory_promotion);
+        self.0 += v.promotion_types.len()
+            + v.pair_promotion_types.len()
+            + usize::from(!v.mandatory_promotion);
     }
 }
 
 /// Moves of a plain man: leaps and slides that move and capture.
 #[inline(always)]
-fn plain_moves<S: MoveSink>(cells: &Cells, fast: &crate::variant::FastRules, landing: CodeMask, from: usize, t: PieceType, out: &mut S) {
+fn plain_moves<S: MoveSink>(
+    cells: &Cells,
+    fast: &crate::variant::FastRules,
+    landing: CodeMask,
+    from: usize,
+    t: PieceType,
+    out: &mut S,
+) {
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
     let s = from as isize;
     for &d in &fast.leaps {
         let to = s + d as isize;
-        out.push_if(in_mask(landing, at(cells, to)), Move(base | (to as u32) << 8));
+        out.push_if(
+            in_mask(landing, at(cells, to)),
+            Move(base | (to as u32) << 8),
+        );
     }
     for &d in &fast.rides {
         let step = d as isize;
@@ -464,7 +602,15 @@ fn plain_moves<S: MoveSink>(cells: &Cells, fast: &crate::variant::FastRules, lan
 
 /// Push a move of a man that may promote on arrival.
 #[inline(always)]
-fn push_promoting<S: MoveSink>(out: &mut S, v: &Variant, us: Color, promotes: bool, base: u32, to: usize, kind: MoveKind) {
+fn push_promoting<S: MoveSink>(
+    out: &mut S,
+    v: &Variant,
+    us: Color,
+    promotes: bool,
+    base: u32,
+    to: usize,
+    kind: MoveKind,
+) {
     if promotes && v.promotion_region[us.index()].contains(to) {
         let m = Move(base);
         out.promotions(v, us, m.from().index(), to, m.part(), kind);
@@ -477,7 +623,16 @@ fn push_promoting<S: MoveSink>(out: &mut S, v: &Variant, us: Color, promotes: bo
 /// double steps, en passant, promotion, plain leaps and slides.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn stepper_moves<S: MoveSink>(cells: &Cells, v: &Variant, fast: &crate::variant::FastRules, us: Color, from: usize, t: PieceType, ep: usize, out: &mut S) {
+fn stepper_moves<S: MoveSink>(
+    cells: &Cells,
+    v: &Variant,
+    fast: &crate::variant::FastRules,
+    us: Color,
+    from: usize,
+    t: PieceType,
+    ep: usize,
+    out: &mut S,
+) {
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
     let promotes = v.promotion_pawns & t.bit() != 0;
     let landing = v.landing[us.index()];
@@ -492,7 +647,15 @@ fn stepper_moves<S: MoveSink>(cells: &Cells, v: &Variant, fast: &crate::variant:
         for &(skip, d) in &fast.double_steps {
             let to = s + d as isize;
             if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
-                push_promoting(out, v, us, promotes, base, to as usize, MoveKind::DoubleStep);
+                push_promoting(
+                    out,
+                    v,
+                    us,
+                    promotes,
+                    base,
+                    to as usize,
+                    MoveKind::DoubleStep,
+                );
             }
         }
     }
@@ -502,7 +665,13 @@ fn stepper_moves<S: MoveSink>(cells: &Cells, v: &Variant, fast: &crate::variant:
         if c.is_piece() && in_mask(landing, c) {
             push_promoting(out, v, us, promotes, base, to, MoveKind::Normal);
         } else if ep_ok && to == ep {
-            out.push(Move::new(Square(from as u8), Square(to as u8), t, t, MoveKind::EnPassant));
+            out.push(Move::new(
+                Square(from as u8),
+                Square(to as u8),
+                t,
+                t,
+                MoveKind::EnPassant,
+            ));
         }
     }
     for &d in &fast.leaps {
@@ -529,11 +698,25 @@ fn stepper_moves<S: MoveSink>(cells: &Cells, v: &Variant, fast: &crate::variant:
 /// Moves of a plain or pawn-like man on `from`; false (and nothing
 /// generated) for men that need the general walker.
 #[inline(always)]
-fn simple_man_moves<S: MoveSink>(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut S) -> bool {
+fn simple_man_moves<S: MoveSink>(
+    cells: &Cells,
+    v: &Variant,
+    us: Color,
+    from: usize,
+    ep: usize,
+    out: &mut S,
+) -> bool {
     let t = cells[from].kind();
     let info = v.piece(t);
     if info.plain {
-        plain_moves(cells, &info.fast[us.index()], v.landing[us.index()], from, t, out);
+        plain_moves(
+            cells,
+            &info.fast[us.index()],
+            v.landing[us.index()],
+            from,
+            t,
+            out,
+        );
         true
     } else if info.stepper {
         stepper_moves(cells, v, &info.fast[us.index()], us, from, t, ep, out);
@@ -577,10 +760,20 @@ fn castling_moves(pos: &Position, us: Color, out: &mut MoveList) {
         if !rule.empty.iter().all(|s| cells[s.index()].is_empty()) {
             continue;
         }
-        if rule.king_path.iter().any(|s| attacked(cells, v, s.index(), them)) {
+        if rule
+            .king_path
+            .iter()
+            .any(|s| attacked(cells, v, s.index(), them))
+        {
             continue;
         }
-        let _ = out.try_push(Move::new(rule.king_from, rule.king_to, v.king, v.king, MoveKind::Castle));
+        let _ = out.try_push(Move::new(
+            rule.king_from,
+            rule.king_to,
+            v.king,
+            v.king,
+            MoveKind::Castle,
+        ));
     }
 }
 
@@ -599,7 +792,12 @@ fn pseudo_moves(pos: &Position, us: Color, with_castling: bool, out: &mut MoveLi
 /// them, or with `whole_only` just those that empty their origin square,
 /// or with `ep_only` just the en-passant captures).
 #[inline]
-fn filter_from(pos: &mut Position, out: &mut MoveList, start: usize, test: impl Fn(Move, &Position) -> bool) {
+fn filter_from(
+    pos: &mut Position,
+    out: &mut MoveList,
+    start: usize,
+    test: impl Fn(Move, &Position) -> bool,
+) {
     let us = pos.side;
     let them = us.flip();
     let king = pos.b.kings[us.index()] as usize;
@@ -608,7 +806,11 @@ fn filter_from(pos: &mut Position, out: &mut MoveList, start: usize, test: impl 
         let m = out[i];
         if test(m, pos) {
             let ch = pos.changes(m);
-            let ksq = if m.from().index() == king { m.to().index() } else { king };
+            let ksq = if m.from().index() == king {
+                m.to().index()
+            } else {
+                king
+            };
             if !safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them) {
                 continue;
             }
@@ -630,7 +832,8 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
         filter_from(pos, out, 0, |_, _| true);
         return;
     }
-    let ep = pos.ep as usize;
+    // En-passant captures are generated only when one of them is legal.
+    let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     let n = pos.b.lists[us.index()].squares.len();
     for i in 0..n {
         let from = pos.b.lists[us.index()].squares[i] as usize;
@@ -643,7 +846,8 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
             // removes a second man.
             filter_from(pos, out, start, |m, p| {
                 m.kind() == MoveKind::EnPassant
-                    || (m.kind() != MoveKind::PairPromotion && m.part() == p.b.cells[m.from().index()].kind())
+                    || (m.kind() != MoveKind::PairPromotion
+                        && m.part() == p.b.cells[m.from().index()].kind())
             });
         } else if ep != 0 {
             filter_from(pos, out, start, |m, _| m.kind() == MoveKind::EnPassant);
@@ -669,13 +873,15 @@ pub fn count_legal(pos: &mut Position) -> usize {
         filter_from(pos, &mut list, 0, |_, _| true);
         return list.len();
     }
-    let ep = pos.ep as usize;
+    // En-passant captures are generated only when one of them is legal.
+    let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     let mut counter = MoveCounter(0);
     let n = pos.b.lists[us.index()].squares.len();
     for i in 0..n {
         let from = pos.b.lists[us.index()].squares[i] as usize;
         let info = pos.variant.piece(pos.b.cells[from].kind());
-        let fast_count = from != king && !pinned.contains(from) && (info.plain || (info.stepper && ep == 0));
+        let fast_count =
+            from != king && !pinned.contains(from) && (info.plain || (info.stepper && ep == 0));
         if fast_count {
             simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut counter);
             continue;
@@ -687,10 +893,13 @@ pub fn count_legal(pos: &mut Position) -> usize {
         } else if pinned.contains(from) {
             filter_from(pos, &mut list, start, |m, p| {
                 m.kind() == MoveKind::EnPassant
-                    || (m.kind() != MoveKind::PairPromotion && m.part() == p.b.cells[m.from().index()].kind())
+                    || (m.kind() != MoveKind::PairPromotion
+                        && m.part() == p.b.cells[m.from().index()].kind())
             });
         } else if ep != 0 {
-            filter_from(pos, &mut list, start, |m, _| m.kind() == MoveKind::EnPassant);
+            filter_from(pos, &mut list, start, |m, _| {
+                m.kind() == MoveKind::EnPassant
+            });
         }
     }
     if pos.castling >> (2 * us.index()) & 3 != 0 {
@@ -716,7 +925,12 @@ mod tests {
     #[test]
     fn start_position_move_counts() {
         let set = VariantSet::builtin();
-        for (name, n) in [("chess", 20), ("combination", 23), ("team-mate", 27), ("compound", 53)] {
+        for (name, n) in [
+            ("chess", 20),
+            ("combination", 23),
+            ("team-mate", 27),
+            ("compound", 53),
+        ] {
             let v = set.compile(name).expect("variant compiles");
             let mut p = Position::startpos(v);
             let mut list = MoveList::new();

@@ -34,7 +34,11 @@ pub fn divide(pos: &Position, depth: u32, threads: usize) -> Vec<(String, u64)> 
         let mut p = pos.clone();
         let text = p.move_text(*m);
         p.make(*m);
-        let n = if depth == 0 { 1 } else { perft(&mut p, depth - 1) };
+        let n = if depth == 0 {
+            1
+        } else {
+            perft(&mut p, depth - 1)
+        };
         (text, n)
     };
     let mut out: Vec<(String, u64)> = if threads > 1 {

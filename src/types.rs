@@ -155,7 +155,13 @@ impl Move {
     pub const NONE: Move = Move(0);
 
     #[inline]
-    pub fn new(from: Square, to: Square, part: PieceType, result: PieceType, kind: MoveKind) -> Move {
+    pub fn new(
+        from: Square,
+        to: Square,
+        part: PieceType,
+        result: PieceType,
+        kind: MoveKind,
+    ) -> Move {
         Move(
             from.0 as u32
                 | (to.0 as u32) << 8

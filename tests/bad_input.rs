@@ -38,7 +38,12 @@ fn bad_fens_are_refused() {
         let v = set.compile(&row[0]).expect("variant");
         let fen = row.get(1).map_or("", |s| s.as_str());
         let result = Position::from_fen(v, fen);
-        assert!(result.is_err(), "{} accepted bad FEN '{fen}' ({})", row[0], row.get(2).map_or("", |s| s));
+        assert!(
+            result.is_err(),
+            "{} accepted bad FEN '{fen}' ({})",
+            row[0],
+            row.get(2).map_or("", |s| s)
+        );
         let msg = result.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(!msg.is_empty());
     }
@@ -60,10 +65,15 @@ fn bad_moves_are_refused_and_leave_the_position_alone() {
         let text = row.get(2).map_or("", |s| s.as_str());
         let kind = row.get(3).map_or("", |s| s.as_str());
         match (p.parse_move(text), kind) {
-            (Err(MoveError::Malformed(_)), "malformed") | (Err(MoveError::Illegal(_)), "illegal") => {}
+            (Err(MoveError::Malformed(_)), "malformed")
+            | (Err(MoveError::Illegal(_)), "illegal") => {}
             (other, _) => panic!("{} '{text}': expected {kind}, got {other:?}", row[0]),
         }
-        assert_eq!((p.to_fen(), p.hash()), before, "position changed by a refused move");
+        assert_eq!(
+            (p.to_fen(), p.hash()),
+            before,
+            "position changed by a refused move"
+        );
     }
 }
 
@@ -73,7 +83,9 @@ fn bad_moves_are_refused_and_leave_the_position_alone() {
 fn mutated_fens_and_moves_never_panic() {
     let set = VariantSet::builtin();
     let mut rng = Rng(0x1234_5678_9ABC_DEF1);
-    let alphabet: Vec<char> = "pnbrqkPNBRQKsdcSDCaAmMhHeEwWfFlLgGuUjJ0123456789/ -wbKQkq".chars().collect();
+    let alphabet: Vec<char> = "pnbrqkPNBRQKsdcSDCaAmMhHeEwWfFlLgGuUjJ0123456789/ -wbKQkq"
+        .chars()
+        .collect();
     for variant in ["chess", "combination", "team-mate", "compound"] {
         let v = set.compile(variant).expect("variant");
         let base = Position::startpos(v.clone()).to_fen();
@@ -93,7 +105,8 @@ fn mutated_fens_and_moves_never_panic() {
             let fen: String = chars.into_iter().collect();
             if let Ok(mut p) = Position::from_fen(v.clone(), &fen) {
                 accepted += 1;
-                let again = Position::from_fen(v.clone(), &p.to_fen()).expect("round trip of an accepted FEN");
+                let again = Position::from_fen(v.clone(), &p.to_fen())
+                    .expect("round trip of an accepted FEN");
                 assert_eq!(again.to_fen(), p.to_fen());
                 for m in p.legal_moves() {
                     let text = p.move_text(m);
@@ -107,7 +120,9 @@ fn mutated_fens_and_moves_never_panic() {
         let move_chars: Vec<char> = "abcdefghijklz0123456789qrbnkxsdcaue".chars().collect();
         for _ in 0..3000 {
             let len = rng.below(8);
-            let text: String = (0..len).map(|_| move_chars[rng.below(move_chars.len())]).collect();
+            let text: String = (0..len)
+                .map(|_| move_chars[rng.below(move_chars.len())])
+                .collect();
             let before = p.hash();
             if let Ok(m) = p.parse_move(&text) {
                 p.make(m);
@@ -122,7 +137,11 @@ fn mutated_fens_and_moves_never_panic() {
 #[test]
 fn broken_ini_files_report_their_lines() {
     let dir = data_dir().join("bad_ini");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("dir").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
     files.sort();
     assert!(files.len() >= 6);
     for path in files {
@@ -142,9 +161,16 @@ fn broken_ini_files_report_their_lines() {
                 errors.extend(e);
             }
         }
-        let lines: Vec<usize> = errors.iter().filter(|e| e.file == name).map(|e| e.line).collect();
+        let lines: Vec<usize> = errors
+            .iter()
+            .filter(|e| e.file == name)
+            .map(|e| e.line)
+            .collect();
         for l in &expected {
-            assert!(lines.contains(l), "{name}: no error on line {l}; errors: {errors:?}");
+            assert!(
+                lines.contains(l),
+                "{name}: no error on line {l}; errors: {errors:?}"
+            );
         }
         assert!(errors.iter().all(|e| !e.message.is_empty()));
     }
@@ -156,7 +182,21 @@ fn mutated_ini_never_panics() {
     let base = amalgam::variant::BUILTIN_INI;
     let lines: Vec<&str> = base.lines().collect();
     let mut rng = Rng(0xDEAD_BEEF_CAFE_F00D);
-    let junk = ["", "=", "[", "[x:y]", "maxFile = 99", "king = -", "customPiece3 = q:Q", "stackLetters = a:nb", "startFen = 8/8 w", "maxRank = 2", "castlingKingsideFile = a", "customPiece9 = z:aaW", "pieceToCharTable"];
+    let junk = [
+        "",
+        "=",
+        "[",
+        "[x:y]",
+        "maxFile = 99",
+        "king = -",
+        "customPiece3 = q:Q",
+        "stackLetters = a:nb",
+        "startFen = 8/8 w",
+        "maxRank = 2",
+        "castlingKingsideFile = a",
+        "customPiece9 = z:aaW",
+        "pieceToCharTable",
+    ];
     for _ in 0..300 {
         let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
         for _ in 0..1 + rng.below(4) {

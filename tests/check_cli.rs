@@ -7,8 +7,15 @@ use common::data_dir;
 use std::process::Command;
 
 fn check(files: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_amalgam")).arg("check").args(files).output().expect("runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .arg("check")
+        .args(files)
+        .output()
+        .expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 #[test]
@@ -26,17 +33,42 @@ fn shipped_file_passes() {
 /// Broken copies of the shipped file: one defect each, at a known line.
 #[test]
 fn broken_copies_fail_with_line_numbers() {
-    let shipped = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("variants.ini")).expect("read");
-    let line_of = |needle: &str| shipped.lines().position(|l| l.starts_with(needle)).map(|i| i + 1).expect("needle");
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("variants.ini"),
+    )
+    .expect("read");
+    let line_of = |needle: &str| {
+        shipped
+            .lines()
+            .position(|l| l.starts_with(needle))
+            .map(|i| i + 1)
+            .expect("needle")
+    };
     let cases: Vec<(&str, String, usize)> = vec![
-        ("unknown key", shipped.replacen("nMoveRule = 64", "nMoveRules = 64", 1), line_of("nMoveRule = 64")),
-        ("bad Betza", shipped.replacen("customPiece4 = a:WyafsW", "customPiece4 = a:WyafsX", 1), line_of("customPiece4 = a:WyafsW")),
+        (
+            "unknown key",
+            shipped.replacen("nMoveRule = 64", "nMoveRules = 64", 1),
+            line_of("nMoveRule = 64"),
+        ),
+        (
+            "bad Betza",
+            shipped.replacen("customPiece4 = a:WyafsW", "customPiece4 = a:WyafsX", 1),
+            line_of("customPiece4 = a:WyafsW"),
+        ),
         (
             "bad FEN",
-            shipped.replacen("startFen = ufeakmnc/pppppppp/8", "startFen = ufeakmnc/ppppppp/8", 1),
+            shipped.replacen(
+                "startFen = ufeakmnc/pppppppp/8",
+                "startFen = ufeakmnc/ppppppp/8",
+                1,
+            ),
             line_of("startFen = ufeakmnc"),
         ),
-        ("parent missing", shipped.replacen("[compound:chess]", "[compound:chesss]", 1), line_of("[compound:chess]")),
+        (
+            "parent missing",
+            shipped.replacen("[compound:chess]", "[compound:chesss]", 1),
+            line_of("[compound:chess]"),
+        ),
     ];
     let dir = std::env::temp_dir().join(format!("amalgam-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -47,7 +79,10 @@ fn broken_copies_fail_with_line_numbers() {
         let p = path.to_str().expect("path");
         let (ok, out) = check(&[p]);
         assert!(!ok, "{what}: check passed:\n{out}");
-        assert!(out.contains(&format!("{p}:{line}:")), "{what}: no error at {p}:{line}:\n{out}");
+        assert!(
+            out.contains(&format!("{p}:{line}:")),
+            "{what}: no error at {p}:{line}:\n{out}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -21,23 +21,43 @@ impl Rng {
 
 /// Everything make/unmake must restore.
 fn snapshot(p: &Position) -> (String, u64, u8, Option<amalgam::Square>, u32, u32) {
-    (p.to_fen(), p.hash(), p.castling_rights(), p.ep_square(), p.halfmove_clock(), p.fullmove_number())
+    (
+        p.to_fen(),
+        p.hash(),
+        p.castling_rights(),
+        p.ep_square(),
+        p.halfmove_clock(),
+        p.fullmove_number(),
+    )
 }
 
 fn check_position(p: &mut Position, label: &str) {
     // FEN round trip.
     let fen = p.to_fen();
-    let again = Position::from_fen(p.variant().clone(), &fen).unwrap_or_else(|e| panic!("{label}: {fen}: {e}"));
+    let again = Position::from_fen(p.variant().clone(), &fen)
+        .unwrap_or_else(|e| panic!("{label}: {fen}: {e}"));
     assert_eq!(again.to_fen(), fen, "{label}: FEN round trip");
-    assert_eq!(again.hash(), p.hash(), "{label}: hash after FEN round trip of {fen}");
+    assert_eq!(
+        again.hash(),
+        p.hash(),
+        "{label}: hash after FEN round trip of {fen}"
+    );
     // Hash from scratch.
-    assert_eq!(p.hash(), p.compute_hash(), "{label}: incremental hash of {fen}");
+    assert_eq!(
+        p.hash(),
+        p.compute_hash(),
+        "{label}: incremental hash of {fen}"
+    );
     // Make/unmake of every legal move.
     let before = snapshot(p);
     for m in p.legal_moves() {
         let text = p.move_text(m);
         p.make(m);
-        assert_eq!(p.hash(), p.compute_hash(), "{label}: hash after {text} from {fen}");
+        assert_eq!(
+            p.hash(),
+            p.compute_hash(),
+            "{label}: hash after {text} from {fen}"
+        );
         p.unmake();
         assert_eq!(snapshot(p), before, "{label}: unmake of {text} from {fen}");
     }
@@ -79,7 +99,11 @@ fn random_games_keep_invariants() {
             while p.ply_count() > 0 {
                 fens.pop();
                 p.unmake();
-                assert_eq!(Some(&p.to_fen()), fens.last(), "{variant} game {game}: unmake walk");
+                assert_eq!(
+                    Some(&p.to_fen()),
+                    fens.last(),
+                    "{variant} game {game}: unmake walk"
+                );
             }
         }
     }
@@ -121,7 +145,11 @@ fn en_passant_counts_in_hash_only_when_capturable() {
 #[test]
 fn combination_stack_moves_have_the_documented_text() {
     let set = VariantSet::builtin();
-    let mut p = position(&set, "combination", "r1b1k2r/pppp1ppp/8/8/8/2A5/PPPP1PPP/R3K2R w KQkq - 0 1");
+    let mut p = position(
+        &set,
+        "combination",
+        "r1b1k2r/pppp1ppp/8/8/8/2A5/PPPP1PPP/R3K2R w KQkq - 0 1",
+    );
     for text in ["c3b5n", "c3b5", "c3e5b", "c3a5b", "c3a4n", "c3d5n", "c3d5"] {
         let m = p.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(p.move_text(m), text);
@@ -159,7 +187,14 @@ fn mating_potential_rules() {
     ];
     for (variant, fen, expected) in cases {
         let p = position(&set, variant, fen);
-        assert_eq!(p.has_mating_potential(amalgam::Color::White), expected, "{variant} {fen}");
-        assert!(!p.has_mating_potential(amalgam::Color::Black), "{variant} {fen}: bare king");
+        assert_eq!(
+            p.has_mating_potential(amalgam::Color::White),
+            expected,
+            "{variant} {fen}"
+        );
+        assert!(
+            !p.has_mating_potential(amalgam::Color::Black),
+            "{variant} {fen}: bare king"
+        );
     }
 }

@@ -57,7 +57,10 @@ impl Naive {
                 }
             }
         }
-        Naive { board, white: fields[1] == "w" }
+        Naive {
+            board,
+            white: fields[1] == "w",
+        }
     }
 
     /// Pseudo-legal moves of `white`: ((from file, rank), (to file, rank)).
@@ -65,7 +68,9 @@ impl Naive {
         let mut out = Vec::new();
         for r in 0..6 {
             for f in 0..6 {
-                let Some((letter, w)) = self.board[r][f] else { continue };
+                let Some((letter, w)) = self.board[r][f] else {
+                    continue;
+                };
                 if w != white {
                     continue;
                 }
@@ -98,7 +103,9 @@ impl Naive {
     }
 
     fn king_attacked(&self, white: bool) -> bool {
-        self.moves(!white).iter().any(|&(_, (x, y))| self.board[y][x] == Some(('k', white)))
+        self.moves(!white)
+            .iter()
+            .any(|&(_, (x, y))| self.board[y][x] == Some(('k', white)))
     }
 
     fn perft(&self, depth: u32) -> u64 {
@@ -122,7 +129,9 @@ impl Naive {
 fn zoo_set() -> VariantSet {
     let mut set = VariantSet::builtin();
     let path = data_dir().join("user-variants.ini");
-    let (names, errors) = set.load_file(path.to_str().expect("path")).expect("readable");
+    let (names, errors) = set
+        .load_file(path.to_str().expect("path"))
+        .expect("readable");
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(names, vec!["zoo".to_string()]);
     set
@@ -152,7 +161,14 @@ fn user_variant_perft_matches_naive_generator() {
 fn user_variant_is_listed_by_the_command_line() {
     let path = data_dir().join("user-variants.ini");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
-        .args(["--variants", path.to_str().expect("path"), "perft", "zoo", "startpos", "3"])
+        .args([
+            "--variants",
+            path.to_str().expect("path"),
+            "perft",
+            "zoo",
+            "startpos",
+            "3",
+        ])
         .output()
         .expect("runs");
     assert!(out.status.success());

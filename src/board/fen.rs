@@ -36,12 +36,19 @@ impl Position {
             return fail("empty FEN");
         }
         if fields.len() > 6 {
-            return fail(format!("FEN has {} fields, at most 6 expected", fields.len()));
+            return fail(format!(
+                "FEN has {} fields, at most 6 expected",
+                fields.len()
+            ));
         }
         // Board.
         let rows: Vec<&str> = fields[0].split('/').collect();
         if rows.len() != v.ranks {
-            return fail(format!("board has {} ranks, the variant has {}", rows.len(), v.ranks));
+            return fail(format!(
+                "board has {} ranks, the variant has {}",
+                rows.len(),
+                v.ranks
+            ));
         }
         let mut kings = [0usize; 2];
         for (i, row) in rows.iter().enumerate() {
@@ -73,7 +80,11 @@ impl Position {
                 if file >= v.files {
                     return fail(format!("rank {} has more than {} files", rank + 1, v.files));
                 }
-                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                let color = if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
                 if t == v.king {
                     kings[color.index()] += 1;
                 }
@@ -85,7 +96,12 @@ impl Position {
                 file += 1;
             }
             if file != v.files {
-                return fail(format!("rank {} has {} files, the variant has {}", rank + 1, file, v.files));
+                return fail(format!(
+                    "rank {} has {} files, the variant has {}",
+                    rank + 1,
+                    file,
+                    v.files
+                ));
             }
         }
         if kings != [1, 1] {
@@ -111,10 +127,15 @@ impl Position {
                     'q' => (Color::Black, false),
                     _ => return fail(format!("castling field: unexpected '{c}'")),
                 };
-                if let Some(rule) = v.castling.iter().find(|r| r.color == color && r.kingside == kingside) {
+                if let Some(rule) = v
+                    .castling
+                    .iter()
+                    .find(|r| r.color == color && r.kingside == kingside)
+                {
                     let king_ok = pos.b.cells[rule.king_from.index()] == Cell::piece(v.king, color);
                     let corner = pos.b.cells[rule.rook_from.index()];
-                    let corner_ok = corner.is_color(color) && v.piece(corner.kind()).members & v.castling_pieces != 0;
+                    let corner_ok = corner.is_color(color)
+                        && v.piece(corner.kind()).members & v.castling_pieces != 0;
                     if king_ok && corner_ok {
                         pos.castling |= 1 << rule.bit;
                     }
@@ -130,9 +151,16 @@ impl Position {
             // The man that double-stepped stands one step beyond the square,
             // seen from the side that moved.
             let mover = pos.side.flip();
-            let victim = if mover == Color::White { sq.index() + 16 } else { sq.index() - 16 };
+            let victim = if mover == Color::White {
+                sq.index() + 16
+            } else {
+                sq.index() - 16
+            };
             let vc = pos.b.cells[victim];
-            let stepper = vc.is_color(mover) && v.piece(vc.kind()).rules[mover.index()].iter().any(|r| r.double_step);
+            let stepper = vc.is_color(mover)
+                && v.piece(vc.kind()).rules[mover.index()]
+                    .iter()
+                    .any(|r| r.double_step);
             if pos.b.cells[sq.index()].is_empty() && stepper {
                 pos.ep = sq.0;
                 pos.ep_victim = victim as u8;
@@ -160,8 +188,14 @@ impl Position {
             for color in Color::BOTH {
                 for &sq in pos.men(color) {
                     let t = pos.b.cells[sq as usize].kind();
-                    if v.promotion_pawns & t.bit() != 0 && v.promotion_region[color.index()].contains(sq as usize) {
-                        return fail(format!("a {} man stands on its promotion square {}", v.letter(t, color), v.square_name(Square(sq))));
+                    if v.promotion_pawns & t.bit() != 0
+                        && v.promotion_region[color.index()].contains(sq as usize)
+                    {
+                        return fail(format!(
+                            "a {} man stands on its promotion square {}",
+                            v.letter(t, color),
+                            v.square_name(Square(sq))
+                        ));
                     }
                 }
             }
@@ -210,10 +244,13 @@ impl Position {
             (Color::Black, true, 'k'),
             (Color::Black, false, 'q'),
         ] {
-            if let Some(rule) = v.castling.iter().find(|r| r.color == color && r.kingside == kingside) {
-                if self.castling & (1 << rule.bit) != 0 {
-                    rights.push(ch);
-                }
+            if let Some(rule) = v
+                .castling
+                .iter()
+                .find(|r| r.color == color && r.kingside == kingside)
+                && self.castling & (1 << rule.bit) != 0
+            {
+                rights.push(ch);
             }
         }
         if rights.is_empty() {

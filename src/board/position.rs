@@ -207,10 +207,9 @@ impl Position {
         let mut ch = Changes::new();
         match mv.kind() {
             MoveKind::Castle => {
-                let rule = v
-                    .castling
-                    .iter()
-                    .find(|c| c.color == us && c.king_from.index() == from && c.king_to.index() == to);
+                let rule = v.castling.iter().find(|c| {
+                    c.color == us && c.king_from.index() == from && c.king_to.index() == to
+                });
                 if let Some(rule) = rule {
                     let rook = self.b.cells[rule.rook_from.index()];
                     ch.push((from as u8, Cell::EMPTY));
@@ -285,7 +284,8 @@ impl Position {
                 rights &= !(3 << (2 * us.index()));
             }
             if rights != self.castling {
-                self.b.hash ^= v.zobrist.castling[self.castling as usize] ^ v.zobrist.castling[rights as usize];
+                self.b.hash ^= v.zobrist.castling[self.castling as usize]
+                    ^ v.zobrist.castling[rights as usize];
                 self.castling = rights;
             }
         }
@@ -315,7 +315,9 @@ impl Position {
 
     /// Take back the last move made.
     pub fn unmake(&mut self) {
-        let Some(undo) = self.history.pop() else { return };
+        let Some(undo) = self.history.pop() else {
+            return;
+        };
         let v = &*self.variant;
         for &(sq, cell) in undo.changed.iter().rev() {
             self.b.set(v, sq as usize, cell);
@@ -391,13 +393,25 @@ impl Position {
         let mut candidates: ArrayVec<u8, 16> = ArrayVec::new();
         let us = self.side;
         let variant = self.variant.clone();
-        crate::movegen::attackers_along(self, &variant.ep_rays[us.index()], self.ep as usize, us, |sq| {
-            let _ = candidates.try_push(sq as u8);
-            false
-        });
+        crate::movegen::attackers_along(
+            self,
+            &variant.ep_rays[us.index()],
+            self.ep as usize,
+            us,
+            |sq| {
+                let _ = candidates.try_push(sq as u8);
+                false
+            },
+        );
         for from in candidates {
             let part = self.b.cells[from as usize].kind();
-            let mv = Move::new(Square(from), Square(self.ep), part, part, MoveKind::EnPassant);
+            let mv = Move::new(
+                Square(from),
+                Square(self.ep),
+                part,
+                part,
+                MoveKind::EnPassant,
+            );
             if crate::movegen::leaves_king_safe(self, mv) {
                 return true;
             }

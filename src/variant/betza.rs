@@ -202,7 +202,10 @@ pub fn parse(text: &str) -> Result<BetzaPiece, BetzaError> {
         if letter == 'O' {
             for m in &mods {
                 if !matches!(m.ch, 'i' | 's') {
-                    return err(m.pos, format!("modifier '{}' is not allowed on castling", m.ch));
+                    return err(
+                        m.pos,
+                        format!("modifier '{}' is not allowed on castling", m.ch),
+                    );
                 }
             }
             match number {
@@ -227,7 +230,11 @@ pub fn parse(text: &str) -> Result<BetzaPiece, BetzaError> {
             }
             _ => match leap(letter) {
                 Some((x, y)) => {
-                    let range = if doubled { 0 } else { number.map_or(1, |n| n as u8) };
+                    let range = if doubled {
+                        0
+                    } else {
+                        number.map_or(1, |n| n as u8)
+                    };
                     vec![Atom { x, y, range }]
                 }
                 None => return err(atom_pos, format!("unknown atom '{letter}'")),
@@ -292,7 +299,10 @@ fn expand_component(
     let n = legs.len();
     let shape = atom.shape();
     if n > 1 && shape == Shape::Oblique {
-        return err(atom_pos, "multi-leg moves of oblique atoms are not supported");
+        return err(
+            atom_pos,
+            "multi-leg moves of oblique atoms are not supported",
+        );
     }
     // Modes and ranges of each leg.
     let mut leg_modes = Vec::with_capacity(n);
@@ -312,7 +322,11 @@ fn expand_component(
         }
         if final_leg {
             if hop {
-                let pos = spec.modes.iter().find(|m| m.ch == 'p').map_or(atom_pos, |m| m.pos);
+                let pos = spec
+                    .modes
+                    .iter()
+                    .find(|m| m.ch == 'p')
+                    .map_or(atom_pos, |m| m.pos);
                 return err(pos, "hopping moves ('p' on the last leg) are not supported");
             }
             if !md.quiet && !md.capture && !md.en_passant {
@@ -324,11 +338,19 @@ fn expand_component(
             }
         } else {
             if md.capture || md.en_passant {
-                let pos = spec.modes.iter().find(|m| m.ch != 'm').map_or(atom_pos, |m| m.pos);
+                let pos = spec
+                    .modes
+                    .iter()
+                    .find(|m| m.ch != 'm')
+                    .map_or(atom_pos, |m| m.pos);
                 return err(pos, "capturing on a non-final leg is not supported");
             }
             if hop && !md.quiet {
-                let pos = spec.modes.iter().find(|m| m.ch == 'p').map_or(atom_pos, |m| m.pos);
+                let pos = spec
+                    .modes
+                    .iter()
+                    .find(|m| m.ch == 'p')
+                    .map_or(atom_pos, |m| m.pos);
                 return err(pos, "hopping over an occupied square is not supported");
             }
             md.quiet = true;
@@ -344,7 +366,10 @@ fn expand_component(
             return err(atom_pos, "a sliding leg can only be the last leg");
         }
         if spec.lame {
-            let pos = mods.iter().find(|m| m.ch == 'n').map_or(atom_pos, |m| m.pos);
+            let pos = mods
+                .iter()
+                .find(|m| m.ch == 'n')
+                .map_or(atom_pos, |m| m.pos);
             if n > 1 {
                 return err(pos, "'n' is not supported on multi-leg moves");
             }
@@ -423,30 +448,53 @@ fn select_absolute(atom: Atom, dirs: &[Mod]) -> Result<Vec<(i8, i8)>, BetzaError
         let b = dirs.get(k + 1).map(|m| m.ch);
         // Predicate over (dx, dy).
         let pair: Option<Box<dyn Fn(i8, i8) -> bool>> = match (shape, a, b) {
-            (Shape::Diagonal, 'f' | 'b', Some('l' | 'r')) | (Shape::Diagonal, 'l' | 'r', Some('f' | 'b')) => {
-                let (v, h) = if a == 'f' || a == 'b' { (a, b.unwrap_or('l')) } else { (b.unwrap_or('f'), a) };
+            (Shape::Diagonal, 'f' | 'b', Some('l' | 'r'))
+            | (Shape::Diagonal, 'l' | 'r', Some('f' | 'b')) => {
+                let (v, h) = if a == 'f' || a == 'b' {
+                    (a, b.unwrap_or('l'))
+                } else {
+                    (b.unwrap_or('f'), a)
+                };
                 let sy = if v == 'f' { 1 } else { -1 };
                 let sx = if h == 'r' { 1 } else { -1 };
-                Some(Box::new(move |dx, dy| dx.signum() == sx && dy.signum() == sy))
+                Some(Box::new(move |dx, dy| {
+                    dx.signum() == sx && dy.signum() == sy
+                }))
             }
             (Shape::Oblique, 'f' | 'b' | 'l' | 'r', Some(c)) if "fblrsh".contains(c) => {
                 let vertical = a == 'f' || a == 'b';
                 let sign = if a == 'f' || a == 'r' { 1 } else { -1 };
                 let major = move |dx: i8, dy: i8| {
-                    if vertical { dy.abs() > dx.abs() && dy.signum() == sign } else { dx.abs() > dy.abs() && dx.signum() == sign }
+                    if vertical {
+                        dy.abs() > dx.abs() && dy.signum() == sign
+                    } else {
+                        dx.abs() > dy.abs() && dx.signum() == sign
+                    }
                 };
-                let along = move |dx: i8, dy: i8| if vertical { dy.signum() == sign } else { dx.signum() == sign };
+                let along = move |dx: i8, dy: i8| {
+                    if vertical {
+                        dy.signum() == sign
+                    } else {
+                        dx.signum() == sign
+                    }
+                };
                 match c {
                     'h' => Some(Box::new(along)),
                     'f' | 'b' | 'l' | 'r' if c == a => Some(Box::new(major)),
-                    's' if vertical => Some(Box::new(move |dx: i8, dy: i8| dy.signum() == sign && dx.abs() > dy.abs())),
+                    's' if vertical => Some(Box::new(move |dx: i8, dy: i8| {
+                        dy.signum() == sign && dx.abs() > dy.abs()
+                    })),
                     'f' | 'b' if !vertical => {
                         let s2 = if c == 'f' { 1 } else { -1 };
-                        Some(Box::new(move |dx: i8, dy: i8| major(dx, dy) && dy.signum() == s2))
+                        Some(Box::new(move |dx: i8, dy: i8| {
+                            major(dx, dy) && dy.signum() == s2
+                        }))
                     }
                     'l' | 'r' if vertical => {
                         let s2 = if c == 'r' { 1 } else { -1 };
-                        Some(Box::new(move |dx: i8, dy: i8| major(dx, dy) && dx.signum() == s2))
+                        Some(Box::new(move |dx: i8, dy: i8| {
+                            major(dx, dy) && dx.signum() == s2
+                        }))
                     }
                     _ => None,
                 }
@@ -471,7 +519,10 @@ fn select_absolute(atom: Atom, dirs: &[Mod]) -> Result<Vec<(i8, i8)>, BetzaError
                     (Shape::Orthogonal, 's') => Box::new(|dx, _| dx != 0),
                     (Shape::Diagonal, 'v' | 's') => Box::new(|_, _| true),
                     _ => {
-                        return err(dirs[k - 1].pos, format!("direction '{a}' cannot be used here"));
+                        return err(
+                            dirs[k - 1].pos,
+                            format!("direction '{a}' cannot be used here"),
+                        );
                     }
                 }
             }
@@ -523,7 +574,12 @@ fn select_relative(dirs: &[Mod]) -> Result<Vec<i32>, BetzaError> {
                     'r' => vec![2],
                     's' => vec![-2, 2],
                     'v' => vec![0, 4],
-                    _ => return err(dirs[k - 1].pos, format!("direction '{a}' cannot be used here")),
+                    _ => {
+                        return err(
+                            dirs[k - 1].pos,
+                            format!("direction '{a}' cannot be used here"),
+                        );
+                    }
                 }
             }
         };
@@ -547,7 +603,9 @@ mod tests {
             .iter()
             .map(|p| {
                 let l = p.legs.last().map_or((0, 0, 0), |l| (l.dx, l.dy, l.range));
-                let (sx, sy) = p.legs[..p.legs.len() - 1].iter().fold((0, 0), |a, l| (a.0 + l.dx, a.1 + l.dy));
+                let (sx, sy) = p.legs[..p.legs.len() - 1]
+                    .iter()
+                    .fold((0, 0), |a, l| (a.0 + l.dx, a.1 + l.dy));
                 (sx + l.0, sy + l.1, l.2)
             })
             .collect();
@@ -571,14 +629,21 @@ mod tests {
         assert_eq!(p.paths.len(), 4);
         let quiet: Vec<_> = p.paths.iter().filter(|p| p.legs[0].modes.quiet).collect();
         assert_eq!(quiet.len(), 2);
-        assert!(p.paths.iter().any(|p| p.initial && p.lame && p.legs[0].dy == 2));
+        assert!(
+            p.paths
+                .iter()
+                .any(|p| p.initial && p.lame && p.legs[0].dy == 2)
+        );
         assert!(p.paths.iter().all(|p| p.legs[0].dy > 0));
     }
 
     #[test]
     fn brute_moves_back_and_diagonal() {
         let t = targets("mFmbW");
-        assert_eq!(t, vec![(-1, -1, 1), (-1, 1, 1), (0, -1, 1), (1, -1, 1), (1, 1, 1)]);
+        assert_eq!(
+            t,
+            vec![(-1, -1, 1), (-1, 1, 1), (0, -1, 1), (1, -1, 1), (1, 1, 1)]
+        );
     }
 
     #[test]
@@ -603,7 +668,11 @@ mod tests {
         let camel: Vec<_> = t.iter().filter(|v| v.0.abs() + v.1.abs() == 4).collect();
         assert_eq!(camel.len(), 8);
         let p = parse("mpafsafF").expect("camel");
-        assert!(p.paths.iter().all(|p| p.legs[0].modes.pass_any && !p.legs[1].modes.pass_any));
+        assert!(
+            p.paths
+                .iter()
+                .all(|p| p.legs[0].modes.pass_any && !p.legs[1].modes.pass_any)
+        );
     }
 
     #[test]

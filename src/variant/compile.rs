@@ -3,7 +3,8 @@
 use super::betza::{self, Path};
 use super::ini::{Entry, IniError, Section};
 use super::{
-    AttackRay, AttackTable, FastRules, CastlingRule, MatingRules, PieceInfo, Rule, SquareSet, Variant, XboardInfo, Zobrist,
+    AttackRay, AttackTable, CastlingRule, FastRules, MatingRules, PieceInfo, Rule, SquareSet,
+    Variant, XboardInfo, Zobrist,
 };
 use crate::types::{BOARD_CELLS, Color, MAX_FILES, MAX_RANKS, PieceType, Square};
 use std::collections::HashMap;
@@ -11,45 +12,180 @@ use std::collections::HashMap;
 /// Every key a section may use: name, type, default, meaning. The header of
 /// `variants.ini` documents the same list (a test keeps them in step).
 pub const KEYS: &[(&str, &str, &str, &str)] = &[
-    ("maxFile", "file letter or number", "h", "last file of the board (up to l / 12)"),
-    ("maxRank", "number", "8", "last rank of the board (up to 10)"),
+    (
+        "maxFile",
+        "file letter or number",
+        "h",
+        "last file of the board (up to l / 12)",
+    ),
+    (
+        "maxRank",
+        "number",
+        "8",
+        "last rank of the board (up to 10)",
+    ),
     ("pawn", "letter[:Betza] or -", "p:fmWfcFifmnD", "the pawn"),
     ("knight", "letter[:Betza] or -", "n:N", "the knight"),
     ("bishop", "letter[:Betza] or -", "b:B", "the bishop"),
     ("rook", "letter[:Betza] or -", "r:R", "the rook"),
     ("queen", "letter[:Betza] or -", "q:Q", "the queen"),
     ("king", "letter[:Betza] or -", "k:K", "the royal man"),
-    ("customPieceN", "letter:Betza", "-", "an extra man, N = 1..26"),
+    (
+        "customPieceN",
+        "letter:Betza",
+        "-",
+        "an extra man, N = 1..26",
+    ),
     ("startFen", "FEN", "chess start", "start position"),
-    ("promotionRegionWhite", "region", "last rank", "where White's promoting men promote"),
-    ("promotionRegionBlack", "region", "first rank", "where Black's promoting men promote"),
+    (
+        "promotionRegionWhite",
+        "region",
+        "last rank",
+        "where White's promoting men promote",
+    ),
+    (
+        "promotionRegionBlack",
+        "region",
+        "first rank",
+        "where Black's promoting men promote",
+    ),
     ("promotionPawnTypes", "letters", "p", "men that promote"),
-    ("promotionPieceTypes", "letters", "nbrq", "what they promote to"),
-    ("pairPromotionTypes", "letters", "-", "promotions that also leave a copy on the origin square"),
-    ("mandatoryPawnPromotion", "bool", "true", "promotion is compulsory in the region"),
-    ("doubleStep", "bool", "true", "initial (i) moves are allowed"),
-    ("doubleStepRegionWhite", "region", "second rank", "where White's initial moves start"),
-    ("doubleStepRegionBlack", "region", "second-last rank", "where Black's initial moves start"),
-    ("enPassantTypes", "letters", "p", "men whose capture-only steps also capture en passant"),
+    (
+        "promotionPieceTypes",
+        "letters",
+        "nbrq",
+        "what they promote to",
+    ),
+    (
+        "pairPromotionTypes",
+        "letters",
+        "-",
+        "promotions that also leave a copy on the origin square",
+    ),
+    (
+        "mandatoryPawnPromotion",
+        "bool",
+        "true",
+        "promotion is compulsory in the region",
+    ),
+    (
+        "doubleStep",
+        "bool",
+        "true",
+        "initial (i) moves are allowed",
+    ),
+    (
+        "doubleStepRegionWhite",
+        "region",
+        "second rank",
+        "where White's initial moves start",
+    ),
+    (
+        "doubleStepRegionBlack",
+        "region",
+        "second-last rank",
+        "where Black's initial moves start",
+    ),
+    (
+        "enPassantTypes",
+        "letters",
+        "p",
+        "men whose capture-only steps also capture en passant",
+    ),
     ("castling", "bool", "true", "castling exists"),
-    ("castlingKingFile", "file letter", "king file of startFen", "file the king castles from"),
-    ("castlingKingsideFile", "file letter", "g", "king's destination castling towards the last file"),
-    ("castlingQueensideFile", "file letter", "c", "king's destination castling towards file a"),
-    ("castlingRookPieces", "letters or *", "r", "corner men that castle (* = any non-royal man)"),
-    ("nMoveRule", "number", "50", "draw after this many moves without reset (0 = off)"),
-    ("nMoveRuleTypes", "letters", "p", "men whose moves reset the counter (captures always do)"),
+    (
+        "castlingKingFile",
+        "file letter",
+        "king file of startFen",
+        "file the king castles from",
+    ),
+    (
+        "castlingKingsideFile",
+        "file letter",
+        "g",
+        "king's destination castling towards the last file",
+    ),
+    (
+        "castlingQueensideFile",
+        "file letter",
+        "c",
+        "king's destination castling towards file a",
+    ),
+    (
+        "castlingRookPieces",
+        "letters or *",
+        "r",
+        "corner men that castle (* = any non-royal man)",
+    ),
+    (
+        "nMoveRule",
+        "number",
+        "50",
+        "draw after this many moves without reset (0 = off)",
+    ),
+    (
+        "nMoveRuleTypes",
+        "letters",
+        "p",
+        "men whose moves reset the counter (captures always do)",
+    ),
     ("nFoldRule", "number", "3", "repetitions that draw"),
-    ("stalemateValue", "win|loss|draw", "draw", "result for the stalemated side"),
-    ("stackTypes", "letters", "-", "men that may stack on one square"),
+    (
+        "stalemateValue",
+        "win|loss|draw",
+        "draw",
+        "result for the stalemated side",
+    ),
+    (
+        "stackTypes",
+        "letters",
+        "-",
+        "men that may stack on one square",
+    ),
     ("maxStackSize", "number", "1", "most men in one stack"),
-    ("stackLetters", "letter:members ...", "-", "letter of each stack of two or more men"),
-    ("quietAttackerTypes", "letters", "-", "men whose non-capturing moves still attack (give check)"),
-    ("matingSoloTypes", "letters or *", "*", "men that give mating potential alone"),
-    ("matingPairExceptions", "pairs", "-", "pairs of men that are not a mating team, e.g. nm nn"),
-    ("colorBoundTypes", "letters", "-", "men confined to one square colour"),
-    ("pieceToCharTable", "string", "-", "XBoard piece table (setup command)"),
+    (
+        "stackLetters",
+        "letter:members ...",
+        "-",
+        "letter of each stack of two or more men",
+    ),
+    (
+        "quietAttackerTypes",
+        "letters",
+        "-",
+        "men whose non-capturing moves still attack (give check)",
+    ),
+    (
+        "matingSoloTypes",
+        "letters or *",
+        "*",
+        "men that give mating potential alone",
+    ),
+    (
+        "matingPairExceptions",
+        "pairs",
+        "-",
+        "pairs of men that are not a mating team, e.g. nm nn",
+    ),
+    (
+        "colorBoundTypes",
+        "letters",
+        "-",
+        "men confined to one square colour",
+    ),
+    (
+        "pieceToCharTable",
+        "string",
+        "-",
+        "XBoard piece table (setup command)",
+    ),
     ("xboardParent", "name", "-", "XBoard parent variant"),
-    ("xboardName", "name", "section name", "name XBoard uses for the variant"),
+    (
+        "xboardName",
+        "name",
+        "section name",
+        "name XBoard uses for the variant",
+    ),
 ];
 
 const BUILTINS: [(&str, char, &str); 6] = [
@@ -81,7 +217,8 @@ impl<'a> Reader<'a> {
                 "true" => true,
                 "false" => false,
                 _ => {
-                    self.errors.push(e.error(format!("expected true or false, found '{}'", e.value)));
+                    self.errors
+                        .push(e.error(format!("expected true or false, found '{}'", e.value)));
                     default
                 }
             },
@@ -94,7 +231,10 @@ impl<'a> Reader<'a> {
             Some(e) => match e.value.parse::<u32>() {
                 Ok(n) if n <= max => n,
                 _ => {
-                    self.errors.push(e.error(format!("expected a number up to {max}, found '{}'", e.value)));
+                    self.errors.push(e.error(format!(
+                        "expected a number up to {max}, found '{}'",
+                        e.value
+                    )));
                     default
                 }
             },
@@ -134,9 +274,10 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
     let files = match r.get("maxFile") {
         None => 8,
         Some(e) => match file_value(&e.value) {
-            Some(f) if f < MAX_FILES && f >= 1 => f + 1,
+            Some(f) if (1..MAX_FILES).contains(&f) => f + 1,
             _ => {
-                r.errors.push(e.error(format!("expected a file from b to l, found '{}'", e.value)));
+                r.errors
+                    .push(e.error(format!("expected a file from b to l, found '{}'", e.value)));
                 8
             }
         },
@@ -146,7 +287,10 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         Some(e) => match e.value.parse::<usize>() {
             Ok(n) if (2..=MAX_RANKS).contains(&n) => n,
             _ => {
-                r.errors.push(e.error(format!("expected a rank from 2 to {MAX_RANKS}, found '{}'", e.value)));
+                r.errors.push(e.error(format!(
+                    "expected a rank from 2 to {MAX_RANKS}, found '{}'",
+                    e.value
+                )));
                 8
             }
         },
@@ -171,7 +315,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                     match parse_letter_betza(v, Some(betza)) {
                         Some((l, b)) => (Some(l), b, Some(e)),
                         None => {
-                            r.errors.push(e.error(format!("expected a letter, 'letter:Betza' or '-', found '{v}'")));
+                            r.errors.push(e.error(format!(
+                                "expected a letter, 'letter:Betza' or '-', found '{v}'"
+                            )));
                             (None, String::new(), Some(e))
                         }
                     }
@@ -197,7 +343,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                     royal: false,
                     entry: Some(e),
                 }),
-                None => r.errors.push(e.error(format!("expected 'letter:Betza', found '{}'", e.value))),
+                None => r
+                    .errors
+                    .push(e.error(format!("expected 'letter:Betza', found '{}'", e.value))),
             }
         }
     }
@@ -206,9 +354,11 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         for j in 0..i {
             if defs[i].letter == defs[j].letter {
                 if let Some(e) = defs[i].entry {
-                    r.errors.push(e.error(format!("letter '{}' is already used", defs[i].letter)));
+                    r.errors
+                        .push(e.error(format!("letter '{}' is already used", defs[i].letter)));
                 } else {
-                    r.errors.push(section.error(format!("letter '{}' is used twice", defs[i].letter)));
+                    r.errors
+                        .push(section.error(format!("letter '{}' is used twice", defs[i].letter)));
                 }
             }
         }
@@ -241,10 +391,10 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             Some(e) => (e.value.clone(), Some(e)),
             None => (default.to_string(), None),
         };
-        if value == "*" {
-            if let Some(all) = star {
-                return all;
-            }
+        if value == "*"
+            && let Some(all) = star
+        {
+            return all;
         }
         let mut mask = 0u64;
         if value == "-" || value.is_empty() {
@@ -260,14 +410,18 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                     // Defaults may name pieces the variant dropped; only
                     // explicit values are errors.
                     if let Some(e) = entry {
-                        r.errors.push(e.error(format!("'{c}' is not a piece of this variant")));
+                        r.errors
+                            .push(e.error(format!("'{c}' is not a piece of this variant")));
                     }
                 }
             }
         }
         mask
     };
-    let non_royal_all: u64 = (0..defs.len()).filter(|&i| !defs[i].royal).map(|i| 1u64 << i).sum();
+    let non_royal_all: u64 = (0..defs.len())
+        .filter(|&i| !defs[i].royal)
+        .map(|i| 1u64 << i)
+        .sum();
 
     // Stacks.
     let stack_types = letters(&mut r, "stackTypes", "-", None);
@@ -291,10 +445,10 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         .collect();
     // Paths of each type (stacks: union of members).
     let mut type_paths: Vec<Vec<Path>> = parsed.iter().map(|p| p.paths.clone()).collect();
-    if stack_types & (1u64 << king_index) != 0 {
-        if let Some(e) = r.get("stackTypes") {
-            r.errors.push(e.error("the king cannot stack"));
-        }
+    if stack_types & (1u64 << king_index) != 0
+        && let Some(e) = r.get("stackTypes")
+    {
+        r.errors.push(e.error("the king cannot stack"));
     }
     if stack_max > 1 {
         let entry = r.get("stackLetters");
@@ -302,27 +456,36 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         if let Some(e) = entry {
             for item in e.value.split_whitespace() {
                 let Some((l, m)) = item.split_once(':') else {
-                    r.errors.push(e.error(format!("expected letter:members, found '{item}'")));
+                    r.errors
+                        .push(e.error(format!("expected letter:members, found '{item}'")));
                     continue;
                 };
                 let mut lc = l.chars();
                 let (Some(letter), None) = (lc.next(), lc.next()) else {
-                    r.errors.push(e.error(format!("stack letter must be one character in '{item}'")));
+                    r.errors
+                        .push(e.error(format!("stack letter must be one character in '{item}'")));
                     continue;
                 };
                 let letter = letter.to_ascii_lowercase();
-                if !letter.is_ascii_lowercase() || letter_index(letter).is_some() || seen_sets.values().any(|&c| c == letter)
+                if !letter.is_ascii_lowercase()
+                    || letter_index(letter).is_some()
+                    || seen_sets.values().any(|&c| c == letter)
                 {
-                    r.errors.push(e.error(format!("stack letter '{letter}' is not free")));
+                    r.errors
+                        .push(e.error(format!("stack letter '{letter}' is not free")));
                     continue;
                 }
                 let mut set = 0u64;
                 let mut ok = true;
                 for c in m.chars() {
                     match letter_index(c) {
-                        Some(i) if stack_types & (1u64 << i) != 0 && set & (1u64 << i) == 0 => set |= 1u64 << i,
+                        Some(i) if stack_types & (1u64 << i) != 0 && set & (1u64 << i) == 0 => {
+                            set |= 1u64 << i
+                        }
                         _ => {
-                            r.errors.push(e.error(format!("'{c}' in '{item}' is not a distinct stackable man")));
+                            r.errors.push(e.error(format!(
+                                "'{c}' in '{item}' is not a distinct stackable man"
+                            )));
                             ok = false;
                         }
                     }
@@ -332,16 +495,20 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 }
                 let size = set.count_ones() as u8;
                 if size < 2 || size > stack_max {
-                    r.errors.push(e.error(format!("stack '{item}' must have 2 to {stack_max} men")));
+                    r.errors
+                        .push(e.error(format!("stack '{item}' must have 2 to {stack_max} men")));
                     continue;
                 }
                 if seen_sets.insert(set, letter).is_some() {
-                    r.errors.push(e.error(format!("stack '{item}' is defined twice")));
+                    r.errors
+                        .push(e.error(format!("stack '{item}' is defined twice")));
                 }
             }
         }
         // Every combination of 2..=max stackable men needs a letter.
-        let base: Vec<usize> = (0..defs.len()).filter(|&i| stack_types & (1u64 << i) != 0).collect();
+        let base: Vec<usize> = (0..defs.len())
+            .filter(|&i| stack_types & (1u64 << i) != 0)
+            .collect();
         let combos = 1u64 << base.len();
         let mut sets: Vec<(u64, char)> = Vec::new();
         for bits in 1..combos {
@@ -400,13 +567,16 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             });
             type_paths.push(paths);
         }
-    } else if let Some(e) = r.get("stackLetters") {
-        if !e.value.is_empty() && e.value != "-" {
-            r.errors.push(e.error("stackLetters needs maxStackSize of 2 or more"));
-        }
+    } else if let Some(e) = r.get("stackLetters")
+        && !e.value.is_empty()
+        && e.value != "-"
+    {
+        r.errors
+            .push(e.error("stackLetters needs maxStackSize of 2 or more"));
     }
     if pieces.len() > 31 {
-        r.errors.push(section.error("too many piece and stack types (at most 31)"));
+        r.errors
+            .push(section.error("too many piece and stack types (at most 31)"));
         return Err(r.errors);
     }
     let n = pieces.len();
@@ -426,8 +596,8 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             }
         }
     }
-    for i in 0..n {
-        let m = pieces[i].members;
+    for piece in pieces.iter_mut() {
+        let m = piece.members;
         if m.count_ones() >= 2 {
             let mut parts = Vec::new();
             // Enumerate non-empty proper subsets of the member set.
@@ -439,7 +609,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 sub = (sub - 1) & m;
             }
             parts.sort();
-            pieces[i].parts = parts;
+            piece.parts = parts;
         }
     }
 
@@ -494,18 +664,21 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
     let pair_mask = letters(&mut r, "pairPromotionTypes", "-", None);
     let mandatory_promotion = r.bool("mandatoryPawnPromotion", true);
     let types_of = |mask: u64| -> Vec<PieceType> {
-        (0..n).filter(|&i| mask & (1u64 << i) != 0).map(|i| PieceType(i as u8)).collect()
+        (0..n)
+            .filter(|&i| mask & (1u64 << i) != 0)
+            .map(|i| PieceType(i as u8))
+            .collect()
     };
-    if (promo_mask | pair_mask) & (1u64 << king_index) != 0 {
-        if let Some(e) = r.get("promotionPieceTypes").or(r.get("pairPromotionTypes")) {
-            r.errors.push(e.error("cannot promote to the king"));
-        }
+    if (promo_mask | pair_mask) & (1u64 << king_index) != 0
+        && let Some(e) = r.get("promotionPieceTypes").or(r.get("pairPromotionTypes"))
+    {
+        r.errors.push(e.error("cannot promote to the king"));
     }
     let ep_types = letters(&mut r, "enPassantTypes", "p", None);
     // The e mode of capture-only leaper steps of en-passant types.
-    for i in 0..n {
+    for (i, piece) in pieces.iter_mut().enumerate() {
         if ep_types & (1u64 << i) != 0 {
-            for rules in pieces[i].rules.iter_mut() {
+            for rules in piece.rules.iter_mut() {
                 for rule in rules.iter_mut() {
                     if rule.capture && !rule.quiet && rule.max == 1 {
                         rule.en_passant = true;
@@ -516,12 +689,18 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
     }
 
     for (i, p) in pieces.iter_mut().enumerate() {
-        p.fast = [FastRules::from_rules(&p.rules[0]), FastRules::from_rules(&p.rules[1])];
+        p.fast = [
+            FastRules::from_rules(&p.rules[0]),
+            FastRules::from_rules(&p.rules[1]),
+        ];
         p.plain = !p.dedup
             && !p.stackable
             && promotion_pawns & (1u64 << i) == 0
             && p.fast.iter().all(|f| {
-                f.special.is_empty() && f.quiet_leaps.is_empty() && f.capture_leaps.is_empty() && f.double_steps.is_empty()
+                f.special.is_empty()
+                    && f.quiet_leaps.is_empty()
+                    && f.capture_leaps.is_empty()
+                    && f.double_steps.is_empty()
             });
         p.stepper = !p.dedup && !p.stackable && p.fast.iter().all(|f| f.special.is_empty());
     }
@@ -533,7 +712,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
     }
 
     // Start position (validated after the variant is built).
-    let start_fen = r.get("startFen").map_or(CHESS_START.to_string(), |e| e.value.clone());
+    let start_fen = r
+        .get("startFen")
+        .map_or(CHESS_START.to_string(), |e| e.value.clone());
 
     // Castling.
     let castling_enabled = r.bool("castling", true);
@@ -564,57 +745,67 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
     let queenside_file = file_key(&mut r, "castlingQueensideFile", 2);
     let mut castling = Vec::new();
     let mut castle_mask = vec![0u8; BOARD_CELLS];
-    if castling_enabled {
-        if let Some(kf) = king_file {
-            if let Some(dist) = parsed[king_index].castling {
-                let ok = kingside_file.abs_diff(kf) == dist as usize && queenside_file.abs_diff(kf) == dist as usize;
-                if !ok {
-                    let e = r.get("king").or(r.get("castlingKingsideFile"));
-                    let msg = format!("the king's Betza castles by {dist} squares but the castling files say otherwise");
-                    match e {
-                        Some(e) => r.errors.push(e.error(msg)),
-                        None => r.errors.push(section.error(msg)),
-                    }
+    if castling_enabled && let Some(kf) = king_file {
+        if let Some(dist) = parsed[king_index].castling {
+            let ok = kingside_file.abs_diff(kf) == dist as usize
+                && queenside_file.abs_diff(kf) == dist as usize;
+            if !ok {
+                let e = r.get("king").or(r.get("castlingKingsideFile"));
+                let msg = format!(
+                    "the king's Betza castles by {dist} squares but the castling files say otherwise"
+                );
+                match e {
+                    Some(e) => r.errors.push(e.error(msg)),
+                    None => r.errors.push(section.error(msg)),
                 }
             }
-            for color in Color::BOTH {
-                let rank = if color == Color::White { 0 } else { ranks - 1 };
-                for kingside in [true, false] {
-                    let (rook_file, king_to) = if kingside { (files - 1, kingside_file) } else { (0, queenside_file) };
-                    if (kingside && !(kf < king_to && king_to < rook_file)) || (!kingside && !(rook_file < king_to && king_to < kf))
-                    {
-                        continue;
-                    }
-                    let rook_to = if kingside { king_to - 1 } else { king_to + 1 };
-                    let bit = (color.index() * 2 + if kingside { 0 } else { 1 }) as u8;
-                    let lo = kf.min(rook_file).min(king_to).min(rook_to);
-                    let hi = kf.max(rook_file).max(king_to).max(rook_to);
-                    let empty: Vec<Square> = (lo..=hi)
-                        .filter(|&f| f != kf && f != rook_file)
-                        .map(|f| Square::new(f, rank))
-                        .collect();
-                    // Squares the king passes over (its start square is known
-                    // not to be attacked when castling is generated, and its
-                    // landing square is judged by the legality test).
-                    let king_path: Vec<Square> = (kf.min(king_to) + 1..kf.max(king_to))
-                        .map(|f| Square::new(f, rank))
-                        .collect();
-                    let king_from = Square::new(kf, rank);
-                    let rook_from = Square::new(rook_file, rank);
-                    castle_mask[king_from.index()] |= 1 << bit;
-                    castle_mask[rook_from.index()] |= 1 << bit;
-                    castling.push(CastlingRule {
-                        color,
-                        bit,
-                        king_from,
-                        king_to: Square::new(king_to, rank),
-                        rook_from,
-                        rook_to: Square::new(rook_to, rank),
-                        empty,
-                        king_path,
-                        kingside,
-                    });
+        }
+        for color in Color::BOTH {
+            let rank = if color == Color::White { 0 } else { ranks - 1 };
+            for kingside in [true, false] {
+                let (rook_file, king_to) = if kingside {
+                    (files - 1, kingside_file)
+                } else {
+                    (0, queenside_file)
+                };
+                // The king's destination must lie between its start and the corner.
+                let between = if kingside {
+                    kf < king_to && king_to < rook_file
+                } else {
+                    rook_file < king_to && king_to < kf
+                };
+                if !between {
+                    continue;
                 }
+                let rook_to = if kingside { king_to - 1 } else { king_to + 1 };
+                let bit = (color.index() * 2 + if kingside { 0 } else { 1 }) as u8;
+                let lo = kf.min(rook_file).min(king_to).min(rook_to);
+                let hi = kf.max(rook_file).max(king_to).max(rook_to);
+                let empty: Vec<Square> = (lo..=hi)
+                    .filter(|&f| f != kf && f != rook_file)
+                    .map(|f| Square::new(f, rank))
+                    .collect();
+                // Squares the king passes over (its start square is known
+                // not to be attacked when castling is generated, and its
+                // landing square is judged by the legality test).
+                let king_path: Vec<Square> = (kf.min(king_to) + 1..kf.max(king_to))
+                    .map(|f| Square::new(f, rank))
+                    .collect();
+                let king_from = Square::new(kf, rank);
+                let rook_from = Square::new(rook_file, rank);
+                castle_mask[king_from.index()] |= 1 << bit;
+                castle_mask[rook_from.index()] |= 1 << bit;
+                castling.push(CastlingRule {
+                    color,
+                    bit,
+                    king_from,
+                    king_to: Square::new(king_to, rank),
+                    rook_from,
+                    rook_to: Square::new(rook_to, rank),
+                    empty,
+                    king_path,
+                    kingside,
+                });
             }
         }
     }
@@ -629,13 +820,17 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             "win" => 1,
             "loss" => -1,
             v => {
-                r.errors.push(e.error(format!("expected win, loss or draw, found '{v}'")));
+                r.errors
+                    .push(e.error(format!("expected win, loss or draw, found '{v}'")));
                 0
             }
         },
     };
     let quiet_attackers = letters(&mut r, "quietAttackerTypes", "-", None);
-    let all_non_royal: u64 = (0..n).filter(|&i| !pieces[i].royal).map(|i| 1u64 << i).sum();
+    let all_non_royal: u64 = (0..n)
+        .filter(|&i| !pieces[i].royal)
+        .map(|i| 1u64 << i)
+        .sum();
     let mut solo = letters(&mut r, "matingSoloTypes", "*", Some(all_non_royal));
     // A stack has mating potential alone when any member has.
     for (i, p) in pieces.iter().enumerate() {
@@ -650,22 +845,46 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 continue;
             }
             let cs: Vec<char> = item.chars().collect();
-            match (cs.len(), cs.first().and_then(|&c| letter_index(c)), cs.get(1).and_then(|&c| letter_index(c))) {
-                (2, Some(a), Some(b)) => pair_exceptions.push((PieceType(a as u8), PieceType(b as u8))),
+            match (
+                cs.len(),
+                cs.first().and_then(|&c| letter_index(c)),
+                cs.get(1).and_then(|&c| letter_index(c)),
+            ) {
+                (2, Some(a), Some(b)) => {
+                    pair_exceptions.push((PieceType(a as u8), PieceType(b as u8)))
+                }
                 _ => r.errors.push(e.error(format!("bad pair '{item}'"))),
             }
         }
     }
     let color_bound = letters(&mut r, "colorBoundTypes", "-", None);
     let xboard = XboardInfo {
-        name: r.get("xboardName").map_or(name.to_string(), |e| e.value.clone()),
-        parent: r.get("xboardParent").map_or(String::new(), |e| e.value.clone()),
-        piece_table: r.get("pieceToCharTable").map_or(String::new(), |e| e.value.clone()),
+        name: r
+            .get("xboardName")
+            .map_or(name.to_string(), |e| e.value.clone()),
+        parent: r
+            .get("xboardParent")
+            .map_or(String::new(), |e| e.value.clone()),
+        piece_table: r
+            .get("pieceToCharTable")
+            .map_or(String::new(), |e| e.value.clone()),
     };
 
     let attacks = [
-        AttackTable::from_rays(build_rays(&pieces, Color::White, quiet_attackers, files.max(ranks), false)),
-        AttackTable::from_rays(build_rays(&pieces, Color::Black, quiet_attackers, files.max(ranks), false)),
+        AttackTable::from_rays(build_rays(
+            &pieces,
+            Color::White,
+            quiet_attackers,
+            files.max(ranks),
+            false,
+        )),
+        AttackTable::from_rays(build_rays(
+            &pieces,
+            Color::Black,
+            quiet_attackers,
+            files.max(ranks),
+            false,
+        )),
     ];
     let ep_rays = [
         build_rays(&pieces, Color::White, 0, files.max(ranks), true),
@@ -724,7 +943,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         pieces,
     };
     // The start position must be a valid position of the variant.
-    if let Err(e) = crate::board::Position::from_fen(std::sync::Arc::new(variant.clone()), &start_fen) {
+    if let Err(e) =
+        crate::board::Position::from_fen(std::sync::Arc::new(variant.clone()), &start_fen)
+    {
         let msg = format!("bad start position: {e}");
         return Err(vec![match r.get("startFen") {
             Some(entry) => entry.error(msg),
@@ -857,10 +1078,10 @@ fn rules_overlap(rules: &[Rule]) -> bool {
         let steps = (r.max as usize).min(MAX_FILES);
         for k in 1..=steps {
             let off = r.start + r.step * k as i16;
-            if let Some(&j) = seen.get(&off) {
-                if j != i {
-                    return true;
-                }
+            if let Some(&j) = seen.get(&off)
+                && j != i
+            {
+                return true;
             }
             seen.insert(off, i);
         }
@@ -870,7 +1091,13 @@ fn rules_overlap(rules: &[Rule]) -> bool {
 
 /// Reverse attack rays of one colour: rules that capture (or, with
 /// `ep_only`, that capture en passant), grouped by geometry.
-fn build_rays(pieces: &[PieceInfo], color: Color, quiet_attackers: u64, board_max: usize, ep_only: bool) -> Vec<AttackRay> {
+fn build_rays(
+    pieces: &[PieceInfo],
+    color: Color,
+    quiet_attackers: u64,
+    board_max: usize,
+    ep_only: bool,
+) -> Vec<AttackRay> {
     let mut rays: Vec<AttackRay> = Vec::new();
     for (i, p) in pieces.iter().enumerate() {
         let quiet_attacks = quiet_attackers & p.members != 0 || quiet_attackers & (1u64 << i) != 0;
@@ -884,10 +1111,12 @@ fn build_rays(pieces: &[PieceInfo], color: Color, quiet_attackers: u64, board_ma
                 continue;
             }
             let len = (rule.max as usize).min(board_max);
-            let idx = match rays
-                .iter()
-                .position(|r| r.prelude == rule.prelude && r.start == rule.start && r.step == rule.step && r.initial == rule.initial)
-            {
+            let idx = match rays.iter().position(|r| {
+                r.prelude == rule.prelude
+                    && r.start == rule.start
+                    && r.step == rule.step
+                    && r.initial == rule.initial
+            }) {
                 Some(x) => x,
                 None => {
                     rays.push(AttackRay {
@@ -935,7 +1164,9 @@ fn make_zobrist(types: usize, name: &str) -> Zobrist {
     let mut castling = [0u64; 16];
     let bits: Vec<u64> = (0..4).map(|_| next()).collect();
     for (m, c) in castling.iter_mut().enumerate() {
-        *c = (0..4).filter(|b| m & (1 << b) != 0).fold(0, |acc, b| acc ^ bits[b]);
+        *c = (0..4)
+            .filter(|b| m & (1 << b) != 0)
+            .fold(0, |acc, b| acc ^ bits[b]);
     }
     let en_passant = (0..BOARD_CELLS).map(|_| next()).collect();
     Zobrist {

@@ -172,7 +172,9 @@ impl IniSet {
                 None => break,
                 Some(p) => match self.sections.get(p) {
                     Some(s) => current = s,
-                    None => return Err(current.error(format!("parent variant '{p}' is not defined"))),
+                    None => {
+                        return Err(current.error(format!("parent variant '{p}' is not defined")));
+                    }
                 },
             }
         }
@@ -196,7 +198,11 @@ mod tests {
         let mut set = IniSet::default();
         set.add(s);
         let r = set.resolve("b").expect("resolves");
-        let last_y = r.iter().rev().find(|e| e.key == "y").map(|e| e.value.clone());
+        let last_y = r
+            .iter()
+            .rev()
+            .find(|e| e.key == "y")
+            .map(|e| e.value.clone());
         assert_eq!(last_y.as_deref(), Some("3"));
         assert!(r.iter().any(|e| e.key == "x" && e.line == 3));
     }

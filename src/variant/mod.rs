@@ -83,7 +83,12 @@ impl FastRules {
                 (true, 1, true, false, false) => f.quiet_leaps.push(r.step),
                 (true, 1, false, true, ep) => f.capture_leaps.push((r.step, ep)),
                 (true, 255, true, true, false) => f.rides.push(r.step),
-                _ if r.double_step && r.start == 0 && r.prelude.len() == 1 && !r.capture && !r.en_passant => {
+                _ if r.double_step
+                    && r.start == 0
+                    && r.prelude.len() == 1
+                    && !r.capture
+                    && !r.en_passant =>
+                {
                     f.double_steps.push((r.prelude[0], r.step))
                 }
                 _ => f.special.push(r.clone()),
@@ -333,7 +338,10 @@ impl Variant {
             return None;
         }
         let rank_str = chars.as_str();
-        if rank_str.is_empty() || rank_str.len() > 2 || !rank_str.chars().all(|c| c.is_ascii_digit()) {
+        if rank_str.is_empty()
+            || rank_str.len() > 2
+            || !rank_str.chars().all(|c| c.is_ascii_digit())
+        {
             return None;
         }
         let rank: usize = rank_str.parse().ok()?;
@@ -435,9 +443,16 @@ mod tests {
     /// The header of the shipped ini file documents every key.
     #[test]
     fn ini_header_documents_every_key() {
-        let header: String = BUILTIN_INI.lines().take_while(|l| l.starts_with('#') || l.is_empty()).collect::<Vec<_>>().join("\n");
+        let header: String = BUILTIN_INI
+            .lines()
+            .take_while(|l| l.starts_with('#') || l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
         for (key, ..) in KEYS {
-            assert!(header.contains(&format!("# {key} ")), "key {key} is not documented in variants.ini");
+            assert!(
+                header.contains(&format!("# {key} ")),
+                "key {key} is not documented in variants.ini"
+            );
         }
     }
 
@@ -445,13 +460,19 @@ mod tests {
     fn shipped_variants_compile() {
         let set = VariantSet::builtin();
         for name in ["chess", "combination", "team-mate", "compound"] {
-            let v = set.compile(name).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let v = set
+                .compile(name)
+                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert_eq!(v.name, name);
         }
         let c = set.compile("combination").expect("combination");
         assert_eq!(c.pieces.len(), 16, "6 men and 10 stacks");
         assert!(c.is_stacking());
-        assert!(set.compile("team-mate").expect("team-mate").has_pair_promotion());
+        assert!(
+            set.compile("team-mate")
+                .expect("team-mate")
+                .has_pair_promotion()
+        );
         assert_eq!(set.compile("compound").expect("compound").files, 10);
     }
 }

@@ -13,7 +13,9 @@ pub struct PerftRow {
 }
 
 pub fn data_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("data")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("data")
 }
 
 /// Every row of every reference perft file.
@@ -21,7 +23,8 @@ pub fn perft_rows() -> Vec<PerftRow> {
     let mut rows = Vec::new();
     for variant in ["chess", "combination", "team-mate", "compound"] {
         let path = data_dir().join(format!("{variant}.tsv"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for line in text.lines().skip(1) {
             let f: Vec<&str> = line.split('\t').collect();
             assert!(f.len() >= 4, "bad row in {}: {line}", path.display());
@@ -50,6 +53,8 @@ pub fn test_positions() -> Vec<(String, String)> {
 }
 
 pub fn position(set: &VariantSet, variant: &str, fen: &str) -> Position {
-    let v = set.compile(variant).unwrap_or_else(|e| panic!("{variant}: {e:?}"));
+    let v = set
+        .compile(variant)
+        .unwrap_or_else(|e| panic!("{variant}: {e:?}"));
     Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{variant} {fen}: {e}"))
 }
