@@ -788,9 +788,8 @@ fn pseudo_moves(pos: &Position, us: Color, with_castling: bool, out: &mut MoveLi
     }
 }
 
-/// Keep only the moves in `out[start..]` that leave the king safe (all of
-/// them, or with `whole_only` just those that empty their origin square,
-/// or with `ep_only` just the en-passant captures).
+/// Keep the moves in `out[start..]` that leave the king safe, testing only
+/// those for which `test` says a test is needed.
 #[inline]
 fn filter_from(
     pos: &mut Position,
@@ -821,8 +820,10 @@ fn filter_from(
     out.truncate(keep);
 }
 
-/// All legal moves of the side to move.
-pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
+/// Legal moves of the side to move into `out`; with a `counter`, the moves
+/// of men that need no legality test (neither the king nor possibly pinned,
+/// no en-passant capture available) are only counted there.
+fn collect_legal(pos: &mut Position, out: &mut MoveList, mut counter: Option<&mut MoveCounter>) {
     out.clear();
     let us = pos.side;
     let king = pos.b.kings[us.index()] as usize;
@@ -837,11 +838,19 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
     let n = pos.b.lists[us.index()].squares.len();
     for i in 0..n {
         let from = pos.b.lists[us.index()].squares[i] as usize;
+        let tested = from == king || pinned.contains(from);
+        if let Some(c) = counter.as_deref_mut() {
+            let info = pos.variant.piece(pos.b.cells[from].kind());
+            if !tested && (info.plain || (info.stepper && ep == 0)) {
+                simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, c);
+                continue;
+            }
+        }
         let start = out.len();
         man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
         if from == king {
             filter_from(pos, out, start, |_, _| true);
-        } else if pinned.contains(from) {
+        } else if tested {
             // Only moves that empty the square can unpin it; en passant also
             // removes a second man.
             filter_from(pos, out, start, |m, p| {
@@ -860,53 +869,16 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
     }
 }
 
-/// Number of legal moves of the side to move (perft's bulk count): men that
-/// are neither the king nor possibly pinned, and that cannot capture en
-/// passant, are counted without storing their moves.
+/// All legal moves of the side to move.
+pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
+    collect_legal(pos, out, None);
+}
+
+/// Number of legal moves of the side to move (perft's bulk count).
 pub fn count_legal(pos: &mut Position) -> usize {
-    let us = pos.side;
-    let king = pos.b.kings[us.index()] as usize;
-    let (in_check, pinned) = king_danger(&pos.b.cells, &pos.variant, king, us);
     let mut list = MoveList::new();
-    if in_check {
-        pseudo_moves(pos, us, false, &mut list);
-        filter_from(pos, &mut list, 0, |_, _| true);
-        return list.len();
-    }
-    // En-passant captures are generated only when one of them is legal.
-    let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     let mut counter = MoveCounter(0);
-    let n = pos.b.lists[us.index()].squares.len();
-    for i in 0..n {
-        let from = pos.b.lists[us.index()].squares[i] as usize;
-        let info = pos.variant.piece(pos.b.cells[from].kind());
-        let fast_count =
-            from != king && !pinned.contains(from) && (info.plain || (info.stepper && ep == 0));
-        if fast_count {
-            simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut counter);
-            continue;
-        }
-        let start = list.len();
-        man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut list);
-        if from == king {
-            filter_from(pos, &mut list, start, |_, _| true);
-        } else if pinned.contains(from) {
-            filter_from(pos, &mut list, start, |m, p| {
-                m.kind() == MoveKind::EnPassant
-                    || (m.kind() != MoveKind::PairPromotion
-                        && m.part() == p.b.cells[m.from().index()].kind())
-            });
-        } else if ep != 0 {
-            filter_from(pos, &mut list, start, |m, _| {
-                m.kind() == MoveKind::EnPassant
-            });
-        }
-    }
-    if pos.castling >> (2 * us.index()) & 3 != 0 {
-        let start = list.len();
-        castling_moves(pos, us, &mut list);
-        filter_from(pos, &mut list, start, |_, _| true);
-    }
+    collect_legal(pos, &mut list, Some(&mut counter));
     counter.0 + list.len()
 }
 

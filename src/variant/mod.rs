@@ -5,7 +5,7 @@ pub mod betza;
 mod compile;
 pub mod ini;
 
-use crate::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
+use crate::types::{BOARD_WIDTH, Color, PieceType, Square};
 use std::sync::Arc;
 
 pub use compile::KEYS;
@@ -354,11 +354,6 @@ impl Variant {
     /// Colour of a square (for colour-bound men): 0 dark, 1 light.
     pub fn square_shade(&self, sq: Square) -> usize {
         (sq.file() + sq.rank()) & 1
-    }
-
-    /// Index of a cell in the mailbox.
-    pub fn cells() -> usize {
-        BOARD_CELLS
     }
 
     /// Delta of a board vector.
