@@ -903,7 +903,9 @@ mod tests {
             ("team-mate", 27),
             ("compound", 53),
         ] {
-            let v = set.compile(name).expect("variant compiles");
+            let v = set
+                .compile(name)
+                .unwrap_or_else(|e| panic!("variant compiles: {e:?}"));
             let mut p = Position::startpos(v);
             let mut list = MoveList::new();
             legal_moves(&mut p, &mut list);

@@ -625,7 +625,7 @@ mod tests {
 
     #[test]
     fn pawn_directions() {
-        let p = parse("fmWfcFifmnD").expect("pawn");
+        let p = parse("fmWfcFifmnD").unwrap_or_else(|e| panic!("pawn: {e:?}"));
         assert_eq!(p.paths.len(), 4);
         let quiet: Vec<_> = p.paths.iter().filter(|p| p.legs[0].modes.quiet).collect();
         assert_eq!(quiet.len(), 2);
@@ -648,7 +648,7 @@ mod tests {
 
     #[test]
     fn acromantula_bent_slider() {
-        let p = parse("WyafsW").expect("acromantula");
+        let p = parse("WyafsW").unwrap_or_else(|e| panic!("acromantula: {e:?}"));
         let bent: Vec<_> = p.paths.iter().filter(|p| p.legs.len() == 2).collect();
         assert_eq!(bent.len(), 8);
         for b in bent {
@@ -667,7 +667,7 @@ mod tests {
         let t = targets("NmpafsafF");
         let camel: Vec<_> = t.iter().filter(|v| v.0.abs() + v.1.abs() == 4).collect();
         assert_eq!(camel.len(), 8);
-        let p = parse("mpafsafF").expect("camel");
+        let p = parse("mpafsafF").unwrap_or_else(|e| panic!("camel: {e:?}"));
         assert!(
             p.paths
                 .iter()
@@ -677,7 +677,7 @@ mod tests {
 
     #[test]
     fn castling_atom() {
-        let p = parse("KisO2").expect("king");
+        let p = parse("KisO2").unwrap_or_else(|e| panic!("king: {e:?}"));
         assert_eq!(p.castling, Some(2));
         assert_eq!(p.paths.len(), 8);
     }

@@ -197,7 +197,9 @@ mod tests {
         assert!(e.is_empty());
         let mut set = IniSet::default();
         set.add(s);
-        let r = set.resolve("b").expect("resolves");
+        let r = set
+            .resolve("b")
+            .unwrap_or_else(|e| panic!("resolves: {e:?}"));
         let last_y = r
             .iter()
             .rev()

@@ -460,14 +460,21 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert_eq!(v.name, name);
         }
-        let c = set.compile("combination").expect("combination");
+        let c = set
+            .compile("combination")
+            .unwrap_or_else(|e| panic!("combination: {e:?}"));
         assert_eq!(c.pieces.len(), 16, "6 men and 10 stacks");
         assert!(c.is_stacking());
         assert!(
             set.compile("team-mate")
-                .expect("team-mate")
+                .unwrap_or_else(|e| panic!("team-mate: {e:?}"))
                 .has_pair_promotion()
         );
-        assert_eq!(set.compile("compound").expect("compound").files, 10);
+        assert_eq!(
+            set.compile("compound")
+                .unwrap_or_else(|e| panic!("compound: {e:?}"))
+                .files,
+            10
+        );
     }
 }
