@@ -7,10 +7,12 @@ use amalgam::perft::perft;
 use amalgam::{Position, VariantSet};
 use common::data_dir;
 
-/// The naive reference: an 6x6 board of (letter, white) cells.
+/// The naive reference: a board of (letter, white) cells, `board[rank][file]`.
 #[derive(Clone)]
 struct Naive {
-    board: [[Option<(char, bool)>; 6]; 6],
+    board: Vec<Vec<Option<(char, bool)>>>,
+    files: usize,
+    ranks: usize,
     white: bool,
 }
 
@@ -42,23 +44,28 @@ fn vectors(letter: char) -> (Vec<(i32, i32)>, bool) {
 }
 
 impl Naive {
-    fn from_fen(fen: &str) -> Naive {
-        let mut board = [[None; 6]; 6];
+    fn from_fen(fen: &str, files: usize, ranks: usize) -> Naive {
+        let mut board = vec![vec![None; files]; ranks];
         let fields: Vec<&str> = fen.split(' ').collect();
         for (i, row) in fields[0].split('/').enumerate() {
-            let rank = 5 - i;
+            let rank = ranks - 1 - i;
             let mut file = 0;
+            let mut run = 0;
             for c in row.chars() {
                 if let Some(d) = c.to_digit(10) {
-                    file += d as usize;
-                } else {
-                    board[rank][file] = Some((c.to_ascii_lowercase(), c.is_ascii_uppercase()));
-                    file += 1;
+                    run = run * 10 + d as usize;
+                    continue;
                 }
+                file += run;
+                run = 0;
+                board[rank][file] = Some((c.to_ascii_lowercase(), c.is_ascii_uppercase()));
+                file += 1;
             }
         }
         Naive {
             board,
+            files,
+            ranks,
             white: fields[1] == "w",
         }
     }
@@ -66,8 +73,8 @@ impl Naive {
     /// Pseudo-legal moves of `white`: ((from file, rank), (to file, rank)).
     fn moves(&self, white: bool) -> Vec<((usize, usize), (usize, usize))> {
         let mut out = Vec::new();
-        for r in 0..6 {
-            for f in 0..6 {
+        for r in 0..self.ranks {
+            for f in 0..self.files {
                 let Some((letter, w)) = self.board[r][f] else {
                     continue;
                 };
@@ -80,7 +87,7 @@ impl Naive {
                     loop {
                         x += dx;
                         y += dy;
-                        if !(0..6).contains(&x) || !(0..6).contains(&y) {
+                        if x < 0 || y < 0 || x >= self.files as i32 || y >= self.ranks as i32 {
                             break;
                         }
                         match self.board[y as usize][x as usize] {
@@ -133,7 +140,7 @@ fn zoo_set() -> VariantSet {
         .load_file(path.to_str().expect("path"))
         .expect("readable");
     assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(names, vec!["zoo".to_string()]);
+    assert_eq!(names, vec!["zoo".to_string(), "big-zoo".to_string()]);
     set
 }
 
@@ -148,11 +155,37 @@ fn user_variant_perft_matches_naive_generator() {
         "y1l2k/2z3/6/1Z4/4Y1/K4L w - - 0 1",
     ];
     for fen in fens {
-        let naive = Naive::from_fen(fen);
+        let naive = Naive::from_fen(fen, 6, 6);
         let mut p = Position::from_fen(v.clone(), fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         for depth in 1..=4 {
             let expected = naive.perft(depth);
             assert_eq!(perft(&mut p, depth), expected, "zoo {fen} depth {depth}");
+        }
+    }
+}
+
+/// The largest board the mailbox holds, 12 files by 10 ranks: leaps of three
+/// squares off every edge must land on sentinels.
+#[test]
+fn largest_board_matches_naive_generator() {
+    let set = zoo_set();
+    let v = set.compile("big-zoo").unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!((v.files, v.ranks), (12, 10));
+    let fens = [
+        "ly1z3k1zyl/12/12/12/12/12/12/12/12/LY1Z3K1ZYL w - - 0 1",
+        "z10l/k11/12/12/5Y6/12/12/12/11K/L10Z w - - 0 1",
+        "11z/1y10/12/12/12/12/2k9/12/10Y1/K10L b - - 0 1",
+    ];
+    for fen in fens {
+        let naive = Naive::from_fen(fen, 12, 10);
+        let mut p = Position::from_fen(v.clone(), fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert_eq!(p.to_fen(), fen);
+        for depth in 1..=3 {
+            assert_eq!(
+                perft(&mut p, depth),
+                naive.perft(depth),
+                "big-zoo {fen} depth {depth}"
+            );
         }
     }
 }
@@ -173,6 +206,6 @@ fn user_variant_is_listed_by_the_command_line() {
         .expect("runs");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    let naive = Naive::from_fen("lyzkzy/6/6/6/6/YZKZYL w - - 0 1").perft(3);
+    let naive = Naive::from_fen("lyzkzy/6/6/6/6/YZKZYL w - - 0 1", 6, 6).perft(3);
     assert!(text.contains(&format!("Nodes: {naive}")), "{text}");
 }

@@ -682,6 +682,46 @@ mod tests {
         assert_eq!(p.paths.len(), 8);
     }
 
+    /// Every Betza string of the XBoard piece commands in the project's
+    /// XBoard notes parses, with the expected number of distinct moves.
+    #[test]
+    fn xboard_strings_parse() {
+        let cases = [
+            ("K", 8),
+            ("NB", 12),
+            ("NR", 12),
+            ("NK", 16),
+            ("BR", 8),
+            ("BK", 12),
+            ("RK", 12),
+            ("NBK", 20),
+            ("NBR", 16),
+            ("NRK", 20),
+            ("BRK", 16),
+            ("FA", 8),
+            ("WA", 8),
+            ("AG", 8),
+            ("WN", 12),
+            ("NmpafsafF", 16),
+            ("WyafsW", 12),
+            ("KisO2", 8),
+            ("BD0", 8),
+            ("mFmbW", 5),
+            ("fmWfcFifmnD", 4),
+            ("fWfFifmnD", 4),
+            ("NfmWfceF", 11),
+            ("NK", 16),
+            ("BD", 8),
+            ("RA", 8),
+            ("QAD", 16),
+            ("KisO3", 8),
+        ];
+        for (s, n) in cases {
+            let p = parse(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+            assert_eq!(p.paths.len(), n, "{s}");
+        }
+    }
+
     #[test]
     fn errors_name_the_position() {
         assert_eq!(parse("NX").map_err(|e| e.position), Err(2));
