@@ -845,6 +845,10 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut counter: Option<&mu
                 simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, c);
                 continue;
             }
+            if from == king && info.plain {
+                c.0 += count_king_moves(&mut pos.b.cells, &pos.variant, us, from);
+                continue;
+            }
         }
         let start = out.len();
         man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
@@ -867,6 +871,39 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut counter: Option<&mu
         castling_moves(pos, us, out);
         filter_from(pos, out, start, |_, _| true);
     }
+}
+
+/// Legal moves of a plain royal man: its targets are tested with the man
+/// lifted off its square, so that it cannot shield a square it moves along.
+fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> usize {
+    let them = us.flip();
+    let fast = &v.piece(cells[from].kind()).fast[us.index()];
+    let landing = v.landing[us.index()];
+    let king = cells[from];
+    cells[from] = Cell::EMPTY;
+    let mut n = 0;
+    let s = from as isize;
+    for &d in &fast.leaps {
+        let to = (s + d as isize) as usize;
+        if in_mask(landing, cells[to]) && !attacked(cells, v, to, them) {
+            n += 1;
+        }
+    }
+    for &d in &fast.rides {
+        let mut to = s + d as isize;
+        loop {
+            let c = at(cells, to);
+            if in_mask(landing, c) && !attacked(cells, v, to as usize, them) {
+                n += 1;
+            }
+            if !c.is_empty() {
+                break;
+            }
+            to += d as isize;
+        }
+    }
+    cells[from] = king;
+    n
 }
 
 /// All legal moves of the side to move.
