@@ -2,6 +2,7 @@
 //! Compound Chess and orthodox chess, with variants defined in `variants.ini`.
 
 pub mod board;
+pub mod eval;
 pub mod movegen;
 pub mod perft;
 pub mod types;

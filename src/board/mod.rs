@@ -3,6 +3,7 @@
 pub mod fen;
 pub mod notation;
 pub mod position;
+pub mod san;
 
 pub use fen::FenError;
 pub use notation::MoveError;

@@ -42,6 +42,10 @@ pub struct Board {
     pub(crate) lists: [PieceList; 2],
     /// Position of each occupied square in its side's list.
     pub(crate) list_index: [u8; BOARD_CELLS],
+    /// Material and piece-square score from White's side (see `eval`).
+    pub(crate) psq: crate::eval::Score,
+    /// Game phase: the non-pawn material on the board.
+    pub(crate) phase: i32,
 }
 
 impl Board {
@@ -53,14 +57,19 @@ impl Board {
             return;
         }
         let z = &v.zobrist.pieces;
+        let e = &v.eval;
         if old.is_piece() {
             self.hash ^= z[old.0 as usize * BOARD_CELLS + sq];
+            self.psq -= e.psq[old.0 as usize * BOARD_CELLS + sq];
+            self.phase -= e.phase[old.0 as usize];
             if !cell.is_piece() || cell.color() != old.color() {
                 self.list_remove(old.color(), sq);
             }
         }
         if cell.is_piece() {
             self.hash ^= z[cell.0 as usize * BOARD_CELLS + sq];
+            self.psq += e.psq[cell.0 as usize * BOARD_CELLS + sq];
+            self.phase += e.phase[cell.0 as usize];
             if !old.is_piece() || cell.color() != old.color() {
                 self.list_add(cell.color(), sq);
             }
@@ -134,6 +143,8 @@ impl Position {
                     },
                 ],
                 list_index: [0; BOARD_CELLS],
+                psq: crate::eval::Score::ZERO,
+                phase: 0,
             },
             side: Color::White,
             castling: 0,

@@ -174,6 +174,12 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
         "men confined to one square colour",
     ),
     (
+        "pieceValues",
+        "letter:centipawns ...",
+        "estimated",
+        "material values (stacks: sum of members)",
+    ),
+    (
         "pieceToCharTable",
         "string",
         "-",
@@ -901,11 +907,36 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         }
     }
     let zobrist = make_zobrist(n, name);
+    let mut values = vec![0i32; n];
+    if let Some(e) = r.get("pieceValues") {
+        for item in e.value.split_whitespace() {
+            let parsed = item.split_once(':').and_then(|(l, val)| {
+                let mut cs = l.chars();
+                let (Some(c), None) = (cs.next(), cs.next()) else {
+                    return None;
+                };
+                let t = pieces
+                    .iter()
+                    .position(|p| p.letter == c.to_ascii_lowercase())?;
+                let x = val
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|x| (1..=100_000).contains(x))?;
+                Some((t, x))
+            });
+            match parsed {
+                Some((t, x)) => values[t] = x,
+                None => r
+                    .errors
+                    .push(e.error(format!("expected letter:centipawns, found '{item}'"))),
+            }
+        }
+    }
 
     if !r.errors.is_empty() {
         return Err(r.errors);
     }
-    let variant = Variant {
+    let mut variant = Variant {
         name: name.to_string(),
         files,
         ranks,
@@ -941,7 +972,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         squares,
         on_board,
         pieces,
+        eval: Default::default(),
     };
+    variant.eval = crate::eval::build_tables(&variant, &values);
     // The start position must be a valid position of the variant.
     if let Err(e) =
         crate::board::Position::from_fen(std::sync::Arc::new(variant.clone()), &start_fen)

@@ -269,6 +269,8 @@ pub struct Variant {
     /// En-passant capture rays per capturing colour.
     pub ep_rays: [Vec<AttackRay>; 2],
     pub zobrist: Zobrist,
+    /// Material and piece-square tables of the evaluation.
+    pub eval: crate::eval::EvalTables,
     /// Real squares of the board.
     pub squares: Vec<Square>,
     pub on_board: SquareSet,

@@ -1,0 +1,346 @@
+//! Static evaluation, general over variants.
+//!
+//! Every number used here lives in this file or in `variants.ini`, each with
+//! its origin. Material and piece-square terms are kept incrementally by the
+//! board (see [`EvalTables`]); the rest is computed per call and kept cheap:
+//! pawn structure, king shelter, slider mobility, and scaling toward a draw
+//! when the side ahead cannot force mate.
+
+use crate::board::Position;
+use crate::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
+use crate::variant::Variant;
+use std::ops::{Add, AddAssign, Neg, Sub, SubAssign};
+
+/// A middlegame / endgame pair of centipawn values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub mg: i32,
+    pub eg: i32,
+}
+
+impl Score {
+    pub const ZERO: Score = Score { mg: 0, eg: 0 };
+    pub const fn new(mg: i32, eg: i32) -> Score {
+        Score { mg, eg }
+    }
+}
+
+impl Add for Score {
+    type Output = Score;
+    fn add(self, o: Score) -> Score {
+        Score::new(self.mg + o.mg, self.eg + o.eg)
+    }
+}
+impl Sub for Score {
+    type Output = Score;
+    fn sub(self, o: Score) -> Score {
+        Score::new(self.mg - o.mg, self.eg - o.eg)
+    }
+}
+impl Neg for Score {
+    type Output = Score;
+    fn neg(self) -> Score {
+        Score::new(-self.mg, -self.eg)
+    }
+}
+impl AddAssign for Score {
+    fn add_assign(&mut self, o: Score) {
+        *self = *self + o;
+    }
+}
+impl SubAssign for Score {
+    fn sub_assign(&mut self, o: Score) {
+        *self = *self - o;
+    }
+}
+
+/// Per-variant tables for the incremental part of the evaluation.
+#[derive(Clone, Debug, Default)]
+pub struct EvalTables {
+    /// Material plus piece-square value of each cell code on each square,
+    /// from White's point of view (Black's codes are negative).
+    pub psq: Vec<Score>,
+    /// Game-phase weight of each cell code (non-pawn material).
+    pub phase: Vec<i32>,
+    /// Phase of the start position (the middlegame end of the taper).
+    pub max_phase: i32,
+    /// Middlegame value of each piece type, for move ordering and pruning.
+    pub value: Vec<i32>,
+}
+
+/// Value of a pawn-type man; everything is scaled to it.
+pub const PAWN_VALUE: i32 = 100;
+
+/// Centipawns per move of empty-board mobility above a piece's average on a
+/// square (centralisation): about what a knight gains from the rim to the
+/// centre in common piece-square tables (-50 to +20 over 6 moves).
+const CENTRAL_MG: i32 = 5;
+const CENTRAL_EG: i32 = 4;
+
+/// Estimated value of a piece with no value in the ini file: 30 cp per move
+/// of average empty-board mobility plus 120, fitted by eye to the chess men
+/// (knight 5.25 moves -> 280, rook 14 -> 540, queen 22.75 -> 800): a rough
+/// guide for user variants, never used by the shipped ones.
+fn estimate_value(avg_mobility: f64) -> i32 {
+    (120.0 + 30.0 * avg_mobility) as i32
+}
+
+/// Number of moves (quiet or capture) a piece of type `t` has from `sq` on an
+/// otherwise empty board.
+fn empty_board_mobility(v: &Variant, t: PieceType, color: Color, sq: Square) -> usize {
+    let mut cells = [Cell::OFFBOARD; BOARD_CELLS];
+    for s in &v.squares {
+        cells[s.index()] = Cell::EMPTY;
+    }
+    let mut seen = crate::variant::SquareSet::default();
+    let mut n = 0;
+    for rule in &v.piece(t).rules[color.index()] {
+        if rule.initial {
+            continue;
+        }
+        let mut q = sq.index() as isize + rule.start as isize;
+        if cells[q as usize].is_offboard() && rule.start != 0 {
+            continue;
+        }
+        for _ in 0..rule.max {
+            q += rule.step as isize;
+            if q < 0 || q as usize >= BOARD_CELLS || cells[q as usize].is_offboard() {
+                break;
+            }
+            if !seen.contains(q as usize) {
+                seen.insert(q as usize);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Build the tables of a variant. `values` holds the ini's piece values by
+/// type (0 where none was given).
+pub fn build_tables(v: &Variant, values: &[i32]) -> EvalTables {
+    let n = v.pieces.len();
+    let mut value = vec![0i32; n];
+    let mut avg = vec![0f64; n];
+    for (i, p) in v.pieces.iter().enumerate() {
+        let t = PieceType(i as u8);
+        let total: usize = v
+            .squares
+            .iter()
+            .map(|&s| empty_board_mobility(v, t, Color::White, s))
+            .sum();
+        avg[i] = total as f64 / v.squares.len().max(1) as f64;
+        value[i] = if p.royal {
+            0
+        } else if v.promotion_pawns & t.bit() != 0 {
+            values
+                .get(i)
+                .copied()
+                .filter(|&x| x > 0)
+                .unwrap_or(PAWN_VALUE)
+        } else {
+            values
+                .get(i)
+                .copied()
+                .filter(|&x| x > 0)
+                .unwrap_or_else(|| estimate_value(avg[i]))
+        };
+    }
+    // Stacks: the sum of their members plus 10 cp for each extra man, for
+    // the freedom of splitting (a guess).
+    for (i, p) in v.pieces.iter().enumerate() {
+        if p.members.count_ones() >= 2 {
+            let mut sum = 0;
+            for (j, _) in v.pieces.iter().enumerate() {
+                if p.members & (1u64 << j) != 0 {
+                    sum += value[j];
+                }
+            }
+            if values.get(i).copied().unwrap_or(0) > 0 {
+                sum = values[i];
+            }
+            value[i] = sum + 10 * (p.members.count_ones() as i32 - 1);
+        }
+    }
+    let codes = 2 + 2 * n;
+    let mut psq = vec![Score::ZERO; codes * BOARD_CELLS];
+    let mut phase = vec![0i32; codes];
+    let centre_f = (v.files as f64 - 1.0) / 2.0;
+    let centre_r = (v.ranks as f64 - 1.0) / 2.0;
+    for (i, p) in v.pieces.iter().enumerate() {
+        let t = PieceType(i as u8);
+        let pawn = v.promotion_pawns & t.bit() != 0;
+        for color in Color::BOTH {
+            let code = Cell::piece(t, color).0 as usize;
+            if !p.royal && !pawn {
+                phase[code] = (value[i] / PAWN_VALUE).max(1);
+            }
+            for &sq in &v.squares {
+                let rel_rank = match color {
+                    Color::White => sq.rank(),
+                    Color::Black => v.ranks - 1 - sq.rank(),
+                } as i32;
+                let df = (sq.file() as f64 - centre_f).abs();
+                let dr = (sq.rank() as f64 - centre_r).abs();
+                let centre_dist = df.max(dr) as i32;
+                let mut s = Score::new(value[i], value[i]);
+                if p.royal {
+                    // Middlegame: stay home; endgame: come to the centre.
+                    s += Score::new(-12 * rel_rank.min(3), -10 * centre_dist);
+                } else if pawn {
+                    // Advance, the centre files more in the middlegame.
+                    let central = df <= 1.0;
+                    let r = rel_rank - 1;
+                    s += Score::new(if central { 5 * r } else { 2 * r }, 4 * r);
+                } else {
+                    let m = empty_board_mobility(v, t, color, sq) as f64;
+                    let d = (m - avg[i]).clamp(-8.0, 8.0);
+                    s += Score::new(
+                        (CENTRAL_MG as f64 * d) as i32,
+                        (CENTRAL_EG as f64 * d) as i32,
+                    );
+                }
+                psq[code * BOARD_CELLS + sq.index()] = if color == Color::White { s } else { -s };
+            }
+        }
+    }
+    // The start position's phase is the top of the taper.
+    let max_phase = start_phase(v, &phase).max(1);
+    EvalTables {
+        psq,
+        phase,
+        max_phase,
+        value,
+    }
+}
+
+fn start_phase(v: &Variant, phase: &[i32]) -> i32 {
+    let board = v.start_fen.split_whitespace().next().unwrap_or("");
+    let mut sum = 0;
+    for c in board.chars() {
+        if let Some(t) = v.type_of_letter(c) {
+            let color = if c.is_ascii_uppercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
+            sum += phase[Cell::piece(t, color).0 as usize];
+        }
+    }
+    sum
+}
+
+/// Bonus for a passed pawn by its distance to promotion (1 = next step
+/// promotes), endgame-heavy as in most engines.
+fn passed_bonus(distance: i32) -> Score {
+    match distance {
+        1 => Score::new(60, 120),
+        2 => Score::new(35, 70),
+        3 => Score::new(15, 40),
+        4 => Score::new(8, 20),
+        _ => Score::new(4, 10),
+    }
+}
+
+/// Penalty for a pawn-type man with a friendly one directly ahead.
+const DOUBLED: Score = Score::new(-10, -20);
+/// Bonus per friendly pawn-type man on the three squares in front of the king.
+const SHELTER: i32 = 10;
+/// Mobility of sliding moves: cp per empty square reached (middlegame, endgame).
+const SLIDER_MOBILITY: Score = Score::new(2, 3);
+/// Bonus for the side to move.
+const TEMPO: i32 = 10;
+
+/// Evaluate from the side to move's point of view, in centipawns.
+pub fn evaluate(pos: &Position) -> i32 {
+    let v = &**pos.variant();
+    let cells = &pos.b.cells;
+    let t = &v.eval;
+    let mut s = pos.b.psq;
+    for color in Color::BOTH {
+        let sign = if color == Color::White { 1 } else { -1 };
+        let fwd: isize = if color == Color::White { 16 } else { -16 };
+        let mut extra = Score::ZERO;
+        for &sq in pos.men(color) {
+            let c = cells[sq as usize];
+            let kind = c.kind();
+            let info = v.piece(kind);
+            if v.promotion_pawns & kind.bit() != 0 {
+                extra += pawn_terms(pos, v, color, sq as usize, fwd);
+            } else if !info.fast[color.index()].rides.is_empty() {
+                let mut empties = 0;
+                for &d in &info.fast[color.index()].rides {
+                    let mut q = sq as isize + d as isize;
+                    while cells[q as usize].is_empty() {
+                        empties += 1;
+                        q += d as isize;
+                    }
+                }
+                extra += Score::new(SLIDER_MOBILITY.mg * empties, SLIDER_MOBILITY.eg * empties);
+            }
+        }
+        // King shelter.
+        let k = pos.b.kings[color.index()] as isize;
+        let mut shelter = 0;
+        for df in [-1, 0, 1] {
+            let c = cells[(k + fwd + df) as usize];
+            if c.is_color(color) && v.promotion_pawns & c.kind().bit() != 0 {
+                shelter += 1;
+            }
+        }
+        extra += Score::new(SHELTER * shelter, 0);
+        if sign > 0 {
+            s += extra;
+        } else {
+            s -= extra;
+        }
+    }
+    let phase = pos.b.phase.clamp(0, t.max_phase);
+    let mut score = (s.mg * phase + s.eg * (t.max_phase - phase)) / t.max_phase;
+    // The side ahead without mating potential can at best draw.
+    let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= 6;
+    if few {
+        let ahead = if score > 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if score != 0 && !pos.has_mating_potential(ahead) {
+            score /= 8;
+        }
+    }
+    let stm = if pos.side_to_move() == Color::White {
+        score
+    } else {
+        -score
+    };
+    stm + TEMPO
+}
+
+/// Passed and doubled pawn-type men.
+fn pawn_terms(pos: &Position, v: &Variant, color: Color, sq: usize, fwd: isize) -> Score {
+    let cells = &pos.b.cells;
+    let mut s = Score::ZERO;
+    let ahead = cells[(sq as isize + fwd) as usize];
+    if ahead.is_color(color) && v.promotion_pawns & ahead.kind().bit() != 0 {
+        s += DOUBLED;
+    }
+    // Passed: no enemy pawn-type man ahead on this or a neighbouring file.
+    let mut q = sq as isize + fwd;
+    let mut distance = 1;
+    loop {
+        let mid = cells[q as usize];
+        if mid.is_offboard() {
+            break;
+        }
+        for df in [-1, 0, 1] {
+            let c = cells[(q + df) as usize];
+            if c.is_color(color.flip()) && v.promotion_pawns & c.kind().bit() != 0 {
+                return s;
+            }
+        }
+        q += fwd;
+        distance += 1;
+    }
+    s + passed_bonus(distance - 1)
+}
