@@ -1,10 +1,16 @@
 //! Amalgam: a chess-variant engine for Combination Chess, Team-Mate Chess,
 //! Compound Chess and orthodox chess, with variants defined in `variants.ini`.
 
+pub mod bench;
 pub mod board;
+pub mod engine;
+pub mod epd;
 pub mod eval;
+pub mod game;
 pub mod movegen;
 pub mod perft;
+pub mod search;
+pub mod selfplay;
 pub mod types;
 pub mod variant;
 

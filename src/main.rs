@@ -7,9 +7,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str = "usage:
-  amalgam [--variants FILE]... perft VARIANT FEN|startpos DEPTH [--divide] [--threads N]
-  amalgam check [FILE...]        validate ini files (default: the built-in variants.ini)
-  amalgam variants               list the defined variants";
+  amalgam [--variants FILE]... COMMAND ...
+  perft VARIANT FEN|startpos DEPTH [--divide] [--threads N]
+  bench [VARIANT] [--depth D] [--threads N]
+  go VARIANT FEN|startpos [--depth D | --movetime MS | --nodes N] [--threads T] [--multipv K]
+  epd FILE [--variant V] [--movetime MS] [--threads T]
+  selfplay VARIANT --games N (--nodes K | --depth D | --movetime MS) [--pgn FILE] [--seed S]
+  check [FILE...]        validate ini files (default: the built-in variants.ini)
+  variants               list the defined variants";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,6 +49,10 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
     let args = &rest[1..];
     match command.as_str() {
         "perft" => perft_command(&set, args),
+        "bench" => bench_command(&set, args),
+        "go" => go_command(set, args),
+        "epd" => epd_command(set, args),
+        "selfplay" => selfplay_command(&set, args),
         "check" => Ok(check_command(args)),
         "variants" => {
             for name in set.names() {
@@ -154,4 +163,202 @@ fn check_command(files: &[String]) -> ExitCode {
         println!("{} error(s)", errors.len());
         ExitCode::FAILURE
     }
+}
+
+/// Split `--flag value` options from positional arguments.
+struct Args {
+    positional: Vec<String>,
+    flags: Vec<(String, String)>,
+}
+
+impl Args {
+    fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
+        let mut a = Args {
+            positional: Vec::new(),
+            flags: Vec::new(),
+        };
+        let mut i = 0;
+        while i < args.len() {
+            let x = &args[i];
+            if valued.contains(&x.as_str()) {
+                let val = args.get(i + 1).ok_or(format!("{x} needs a value"))?;
+                a.flags.push((x.clone(), val.clone()));
+                i += 2;
+            } else if x.starts_with("--") {
+                return Err(format!("unknown option {x}"));
+            } else {
+                a.positional.push(x.clone());
+                i += 1;
+            }
+        }
+        Ok(a)
+    }
+
+    fn get<T: std::str::FromStr>(&self, flag: &str) -> Result<Option<T>, String> {
+        match self.flags.iter().rev().find(|f| f.0 == flag) {
+            None => Ok(None),
+            Some((_, v)) => v.parse().map(Some).map_err(|_| format!("bad value '{v}' for {flag}")),
+        }
+    }
+}
+
+fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(args, &["--depth", "--threads"])?;
+    let depth = a.get::<u32>("--depth")?.unwrap_or(amalgam::bench::BENCH_DEPTH);
+    let threads = a.get::<usize>("--threads")?.unwrap_or(1);
+    let variant = a.positional.first().map(String::as_str);
+    let lines = amalgam::bench::run(set, variant, depth, threads)?;
+    let mut nodes = 0;
+    let mut time = 0.0;
+    for (i, l) in lines.iter().enumerate() {
+        println!("Position {:2} {:12} {:>10} nodes {:>8.0} ms  {}", i + 1, l.variant, l.nodes, l.time.as_secs_f64() * 1000.0, l.fen);
+        nodes += l.nodes;
+        time += l.time.as_secs_f64();
+    }
+    println!("===========================");
+    println!("Total time (ms) : {:.0}", time * 1000.0);
+    println!("Nodes searched  : {nodes}");
+    println!("Nodes/second    : {:.0}", nodes as f64 / time.max(1e-9));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn limits_from(a: &Args) -> Result<amalgam::search::Limits, String> {
+    Ok(amalgam::search::Limits {
+        depth: a.get("--depth")?,
+        nodes: a.get("--nodes")?,
+        movetime: a.get("--movetime")?,
+        ..Default::default()
+    })
+}
+
+fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(args, &["--depth", "--movetime", "--nodes", "--threads", "--multipv", "--hash"])?;
+    let [variant, fen] = a.positional.as_slice() else {
+        return Err(format!("go needs VARIANT FEN|startpos\n{USAGE}"));
+    };
+    let mut engine = amalgam::engine::Engine::with_variants(set);
+    engine.set_variant(variant)?;
+    engine.set_position(if fen == "startpos" { None } else { Some(fen) }, &[])?;
+    engine.set_threads(a.get("--threads")?.unwrap_or(1));
+    engine.set_multipv(a.get("--multipv")?.unwrap_or(1));
+    if let Some(mb) = a.get::<usize>("--hash")? {
+        engine.set_hash_mb(mb);
+    }
+    let mut limits = limits_from(&a)?;
+    if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+        limits.movetime = Some(1000);
+    }
+    let pos = engine.position().clone();
+    let r = engine.go(&limits, &[], &mut |info| println!("{}", amalgam::engine::info_line(&pos, info)));
+    let text = |m: Option<amalgam::Move>, p: &Position| m.map(|m| p.move_text(m));
+    match text(r.best, &pos) {
+        None => println!("bestmove (none)"),
+        Some(b) => {
+            let mut after = pos.clone();
+            if let Some(m) = r.best {
+                after.make(m);
+            }
+            match text(r.ponder, &after) {
+                Some(p) => println!("bestmove {b} ponder {p}"),
+                None => println!("bestmove {b}"),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(args, &["--variant", "--movetime", "--threads", "--hash"])?;
+    let [file] = a.positional.as_slice() else {
+        return Err(format!("epd needs FILE\n{USAGE}"));
+    };
+    let variant: String = a.get("--variant")?.unwrap_or_else(|| "chess".to_string());
+    let movetime: u64 = a.get("--movetime")?.unwrap_or(1000);
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let mut engine = amalgam::engine::Engine::with_variants(set);
+    engine.set_variant(&variant)?;
+    engine.set_threads(a.get("--threads")?.unwrap_or(1));
+    if let Some(mb) = a.get::<usize>("--hash")? {
+        engine.set_hash_mb(mb);
+    }
+    let v = engine.variant().clone();
+    let (mut solved, mut total) = (0, 0);
+    let mut failures = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let entry = match amalgam::epd::parse_line(&v, line) {
+            Ok(e) => e,
+            Err(e) => {
+                println!("line {}: skipped: {e}", n + 1);
+                continue;
+            }
+        };
+        total += 1;
+        engine.new_game();
+        engine.set_position(Some(&entry.fen), &[])?;
+        let limits = amalgam::search::Limits {
+            movetime: Some(movetime),
+            ..Default::default()
+        };
+        let r = engine.go(&limits, &[], &mut |_| {});
+        let mut pos = entry.position.clone();
+        let got = r.best.map(|m| pos.san(m)).unwrap_or_else(|| "(none)".into());
+        let ok = r.best.is_some_and(|m| entry.solved_by(m));
+        if ok {
+            solved += 1;
+        } else {
+            let want: Vec<String> = entry.best.iter().map(|&m| pos.san(m)).collect();
+            failures.push(format!("{} {}: played {got}, best {}", entry.id, entry.fen, want.join(" ")));
+        }
+        println!("{} {} {got} ({}/{})", entry.id, if ok { "ok  " } else { "FAIL" }, solved, total);
+    }
+    println!("Failures:");
+    for f in &failures {
+        println!("  {f}");
+    }
+    println!("Solved {solved} of {total}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(args, &["--games", "--nodes", "--depth", "--movetime", "--pgn", "--seed"])?;
+    let [variant] = a.positional.as_slice() else {
+        return Err(format!("selfplay needs VARIANT\n{USAGE}"));
+    };
+    let v = set
+        .compile(variant)
+        .map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; "))?;
+    let games: usize = a.get("--games")?.unwrap_or(10);
+    let limits = limits_from(&a)?;
+    if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+        return Err("selfplay needs --nodes, --depth or --movetime".into());
+    }
+    let seed: u64 = a.get("--seed")?.unwrap_or(1);
+    let start = Instant::now();
+    let (records, summary) = amalgam::selfplay::run(&v, games, &limits, seed);
+    if let Some(path) = a.get::<String>("--pgn")? {
+        let mut text = String::new();
+        for r in &records {
+            text.push_str(&r.pgn(v.clone())?);
+        }
+        std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?;
+    }
+    println!(
+        "{} games in {:.1} s: +{} ={} -{} (White wins, draws, Black wins), {} unterminated",
+        records.len(),
+        start.elapsed().as_secs_f64(),
+        summary.white_wins,
+        summary.draws,
+        summary.black_wins,
+        summary.unterminated
+    );
+    for (t, n) in &summary.by_termination {
+        println!("  {}: {n}", t.describe());
+    }
+    for e in &summary.errors {
+        println!("error: {e}");
+    }
+    Ok(if summary.errors.is_empty() && summary.unterminated == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

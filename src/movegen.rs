@@ -568,6 +568,39 @@ impl MoveSink for MoveCounter {
     }
 }
 
+/// Keeps captures, en-passant captures and promotions (quiescence search).
+pub(crate) struct CaptureSink<'a> {
+    cells: &'a Cells,
+    them: Color,
+    out: &'a mut MoveList,
+}
+
+impl MoveSink for CaptureSink<'_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        if self.cells[m.to().index()].is_color(self.them) || m.kind() == MoveKind::EnPassant {
+            let _ = self.out.try_push(m);
+        }
+    }
+    #[inline(always)]
+    fn push_if(&mut self, cond: bool, m: Move) {
+        if cond {
+            self.push(m);
+        }
+    }
+    #[inline(always)]
+    fn promotions(&mut self, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind) {
+        emit(self.out, v, us, from, to, part, kind, true);
+    }
+}
+
+/// Whether a move captures or promotes.
+#[inline]
+pub fn is_tactical(pos: &Position, m: Move) -> bool {
+    matches!(m.kind(), MoveKind::EnPassant | MoveKind::Promotion | MoveKind::PairPromotion)
+        || pos.b.cells[m.to().index()].is_color(pos.side.flip())
+}
+
 /// Moves of a plain man: leaps and slides that move and capture.
 #[inline(always)]
 fn plain_moves<S: MoveSink>(
@@ -820,18 +853,31 @@ fn filter_from(
     out.truncate(keep);
 }
 
-/// Legal moves of the side to move into `out`; with a `counter`, the moves
-/// of men that need no legality test (neither the king nor possibly pinned,
-/// no en-passant capture available) are only counted there.
-fn collect_legal(pos: &mut Position, out: &mut MoveList, mut counter: Option<&mut MoveCounter>) {
+/// How `collect_legal` delivers moves.
+enum Mode<'a> {
+    /// Every legal move into the list.
+    All,
+    /// Moves of men that need no legality test are only counted.
+    Count(&'a mut MoveCounter),
+    /// Only captures and promotions (all moves when in check).
+    Tactical,
+}
+
+/// Legal moves of the side to move into `out` (see [`Mode`]); returns
+/// whether the side to move is in check. Men that need no legality test are
+/// neither the king nor possibly pinned, with no en-passant capture available.
+fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool {
     out.clear();
     let us = pos.side;
     let king = pos.b.kings[us.index()] as usize;
+    if matches!(mode, Mode::Tactical) {
+        return tactical_pseudo_then_test(pos, out);
+    }
     let (in_check, pinned) = king_danger(&pos.b.cells, &pos.variant, king, us);
     if in_check {
         pseudo_moves(pos, us, false, out);
         filter_from(pos, out, 0, |_, _| true);
-        return;
+        return true;
     }
     // En-passant captures are generated only when one of them is legal.
     let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
@@ -839,19 +885,43 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut counter: Option<&mu
     for i in 0..n {
         let from = pos.b.lists[us.index()].squares[i] as usize;
         let tested = from == king || pinned.contains(from);
-        if let Some(c) = counter.as_deref_mut() {
-            let info = pos.variant.piece(pos.b.cells[from].kind());
-            if !tested && (info.plain || (info.stepper && ep == 0)) {
-                simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, c);
+        let info = pos.variant.piece(pos.b.cells[from].kind());
+        let simple = !tested && (info.plain || (info.stepper && ep == 0));
+        match &mut mode {
+            Mode::Count(c) => {
+                if simple {
+                    simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, *c);
+                    continue;
+                }
+                if from == king && info.plain {
+                    c.0 += count_king_moves(&mut pos.b.cells, &pos.variant, us, from);
+                    continue;
+                }
+            }
+            Mode::Tactical if simple => {
+                let mut sink = CaptureSink {
+                    cells: &pos.b.cells,
+                    them: us.flip(),
+                    out,
+                };
+                simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut sink);
                 continue;
             }
-            if from == king && info.plain {
-                c.0 += count_king_moves(&mut pos.b.cells, &pos.variant, us, from);
-                continue;
-            }
+            _ => {}
         }
         let start = out.len();
         man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
+        if matches!(mode, Mode::Tactical) {
+            let mut keep = start;
+            for j in start..out.len() {
+                let m = out[j];
+                if is_tactical(pos, m) {
+                    out[keep] = m;
+                    keep += 1;
+                }
+            }
+            out.truncate(keep);
+        }
         if from == king {
             filter_from(pos, out, start, |_, _| true);
         } else if tested {
@@ -859,18 +929,18 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut counter: Option<&mu
             // removes a second man.
             filter_from(pos, out, start, |m, p| {
                 m.kind() == MoveKind::EnPassant
-                    || (m.kind() != MoveKind::PairPromotion
-                        && m.part() == p.b.cells[m.from().index()].kind())
+                    || (m.kind() != MoveKind::PairPromotion && m.part() == p.b.cells[m.from().index()].kind())
             });
         } else if ep != 0 {
             filter_from(pos, out, start, |m, _| m.kind() == MoveKind::EnPassant);
         }
     }
-    if pos.castling >> (2 * us.index()) & 3 != 0 {
+    if !matches!(mode, Mode::Tactical) && pos.castling >> (2 * us.index()) & 3 != 0 {
         let start = out.len();
         castling_moves(pos, us, out);
         filter_from(pos, out, start, |_, _| true);
     }
+    false
 }
 
 /// Legal moves of a plain royal man: its targets are tested with the man
@@ -906,16 +976,59 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
     n
 }
 
-/// All legal moves of the side to move.
-pub fn legal_moves(pos: &mut Position, out: &mut MoveList) {
-    collect_legal(pos, out, None);
+/// Tactical moves without pin detection: captures and promotions are few,
+/// so each is tested after generation instead.
+fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
+    let us = pos.side;
+    let king = pos.b.kings[us.index()] as usize;
+    if attacked(&pos.b.cells, &pos.variant, king, us.flip()) {
+        pseudo_moves(pos, us, false, out);
+        filter_from(pos, out, 0, |_, _| true);
+        return true;
+    }
+    let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
+    let n = pos.b.lists[us.index()].squares.len();
+    for i in 0..n {
+        let from = pos.b.lists[us.index()].squares[i] as usize;
+        let mut sink = CaptureSink {
+            cells: &pos.b.cells,
+            them: us.flip(),
+            out,
+        };
+        if !simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut sink) {
+            let start = out.len();
+            man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
+            let mut keep = start;
+            for j in start..out.len() {
+                let m = out[j];
+                if is_tactical(pos, m) {
+                    out[keep] = m;
+                    keep += 1;
+                }
+            }
+            out.truncate(keep);
+        }
+    }
+    filter_from(pos, out, 0, |_, _| true);
+    false
+}
+
+/// All legal moves of the side to move; returns whether it is in check.
+pub fn legal_moves(pos: &mut Position, out: &mut MoveList) -> bool {
+    collect_legal(pos, out, Mode::All)
+}
+
+/// Legal captures and promotions of the side to move, or every legal move
+/// when it is in check (then returns true).
+pub fn tactical_moves(pos: &mut Position, out: &mut MoveList) -> bool {
+    collect_legal(pos, out, Mode::Tactical)
 }
 
 /// Number of legal moves of the side to move (perft's bulk count).
 pub fn count_legal(pos: &mut Position) -> usize {
     let mut list = MoveList::new();
     let mut counter = MoveCounter(0);
-    collect_legal(pos, &mut list, Some(&mut counter));
+    collect_legal(pos, &mut list, Mode::Count(&mut counter));
     counter.0 + list.len()
 }
 

@@ -365,6 +365,9 @@ impl Position {
         self.ep = 0;
         self.ep_victim = 0;
         self.halfmove += 1;
+        if self.side == Color::Black {
+            self.fullmove += 1;
+        }
         self.side = self.side.flip();
         self.b.hash ^= v.zobrist.side;
         self.history.push(undo);

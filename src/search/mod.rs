@@ -1,0 +1,699 @@
+//! Alpha-beta search: iterative deepening, principal variation search with
+//! aspiration windows, a shared transposition table, quiescence search,
+//! null-move pruning, late-move reductions, check extension, mate-distance
+//! pruning, draw detection, MultiPV and Lazy SMP.
+
+pub mod time;
+pub mod tt;
+
+use crate::board::Position;
+use crate::eval::evaluate;
+use crate::movegen::{legal_moves, tactical_moves};
+use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
+use arrayvec::ArrayVec;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+pub use time::Limits;
+use tt::{Bound, TranspositionTable};
+
+/// Score of delivering mate now; mate in n plies scores `MATE - n`.
+pub const MATE: i32 = 32000;
+/// Scores beyond this are mate scores.
+pub const MATE_BOUND: i32 = MATE - 1000;
+const INFINITE: i32 = MATE + 1;
+/// Deepest ply the search reaches.
+pub const MAX_PLY: usize = 120;
+
+/// A reported score: centipawns, or mate in moves (negative: being mated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    Cp(i32),
+    Mate(i32),
+}
+
+impl Value {
+    pub fn from_score(s: i32) -> Value {
+        if s >= MATE_BOUND {
+            Value::Mate((MATE - s + 1) / 2)
+        } else if s <= -MATE_BOUND {
+            Value::Mate(-(MATE + s) / 2)
+        } else {
+            Value::Cp(s)
+        }
+    }
+}
+
+/// What the search reports after each iteration (and each MultiPV line).
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: u32,
+    pub seldepth: u32,
+    pub multipv: usize,
+    pub value: Value,
+    /// Upper or lower bound (aspiration failure), or exact.
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub nps: u64,
+    pub time_ms: u64,
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub value: Value,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+/// Options that stay between searches.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub threads: usize,
+    pub multipv: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { threads: 1, multipv: 1 }
+    }
+}
+
+/// State shared by the threads of one search.
+struct Shared {
+    tt: Arc<TranspositionTable>,
+    /// Set from outside (a `stop` command) or when the main thread is done.
+    stop: Arc<AtomicBool>,
+    done: AtomicBool,
+    nodes: AtomicU64,
+    start: Instant,
+    hard: Option<Duration>,
+    node_limit: Option<u64>,
+}
+
+impl Shared {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// Late-move reduction in plies for a depth and move number (from 1).
+fn reduction(depth: i32, move_number: usize) -> i32 {
+    if depth < 3 || move_number < 4 {
+        return 0;
+    }
+    // The logarithmic shape used by most modern engines.
+    (0.8 + (depth as f64).ln() * (move_number as f64).ln() / 2.4) as i32
+}
+
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+struct RootMove {
+    mv: Move,
+    score: i32,
+    pv: Vec<Move>,
+}
+
+/// One search thread.
+struct Worker<'a> {
+    pos: Position,
+    shared: &'a Shared,
+    main: bool,
+    nodes: u64,
+    flushed: u64,
+    seldepth: usize,
+    killers: Vec<[Move; 2]>,
+    /// Quiet-move history by (cell code of the mover, destination).
+    history: Vec<i32>,
+    pv: Vec<Vec<Move>>,
+    values: Vec<i32>,
+    aborted: bool,
+}
+
+impl<'a> Worker<'a> {
+    fn new(pos: Position, shared: &'a Shared, main: bool) -> Worker<'a> {
+        let codes = 2 + 2 * pos.variant().pieces.len();
+        let values = pos.variant().eval.value.clone();
+        Worker {
+            pos,
+            shared,
+            main,
+            nodes: 0,
+            flushed: 0,
+            seldepth: 0,
+            killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
+            history: vec![0; codes * BOARD_CELLS],
+            pv: vec![Vec::new(); MAX_PLY + 2],
+            values,
+            aborted: false,
+        }
+    }
+
+    /// Count a node; every 1024 nodes publish the count and check the limits.
+    #[inline]
+    fn tick(&mut self) {
+        self.nodes += 1;
+        if let (true, Some(limit)) = (self.main, self.shared.node_limit) {
+            if self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed >= limit {
+                self.shared.done.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.nodes & 1023 == 0 {
+            self.shared.nodes.fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+            self.flushed = self.nodes;
+            if self.main {
+                if let Some(hard) = self.shared.hard {
+                    if self.shared.start.elapsed() >= hard {
+                        self.shared.done.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        self.shared.nodes.fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    /// Whether the position is drawn by rule (at a node below the root).
+    fn is_draw(&self) -> bool {
+        let v = self.pos.variant();
+        if v.n_move_rule > 0 && self.pos.halfmove_clock() >= 2 * v.n_move_rule {
+            return true;
+        }
+        if self.pos.repetitions() > 0 {
+            return true;
+        }
+        let men = self.pos.men(Color::White).len() + self.pos.men(Color::Black).len();
+        men <= 6 && !self.pos.has_mating_potential(Color::White) && !self.pos.has_mating_potential(Color::Black)
+    }
+
+    /// Material that makes null-move pruning safe: at least two men that are
+    /// neither the king nor of the pawn type.
+    fn null_move_safe(&self) -> bool {
+        let v = self.pos.variant();
+        let us = self.pos.side_to_move();
+        let pieces = self
+            .pos
+            .men(us)
+            .iter()
+            .filter(|&&sq| {
+                let t = self.pos.cell(crate::types::Square(sq)).kind();
+                t != v.king && v.promotion_pawns & t.bit() == 0
+            })
+            .count();
+        pieces >= 2
+    }
+
+    fn capture_value(&self, m: Move) -> Option<i32> {
+        let c = self.pos.cell(m.to());
+        if m.kind() == MoveKind::EnPassant {
+            return Some(self.values[m.part().index()]);
+        }
+        if c.is_color(self.pos.side_to_move().flip()) {
+            return Some(self.values[c.kind().index()]);
+        }
+        None
+    }
+
+    /// Ordering scores for the moves of a node.
+    fn score_moves(&self, list: &MoveList, tt_move: Move, ply: usize, scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>) {
+        scores.clear();
+        let us = self.pos.side_to_move();
+        for &m in list.iter() {
+            let s = if m == tt_move {
+                2_000_000
+            } else if let Some(victim) = self.capture_value(m) {
+                1_000_000 + victim * 16 - self.values[m.part().index()] / 16
+            } else if matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion) {
+                900_000 + self.values[m.result().index()]
+            } else if m == self.killers[ply][0] {
+                800_000
+            } else if m == self.killers[ply][1] {
+                790_000
+            } else {
+                self.history[Cell::piece(m.part(), us).0 as usize * BOARD_CELLS + m.to().index()]
+            };
+            let _ = scores.try_push(s);
+        }
+    }
+
+    /// Bring the best-scored remaining move to position `i`.
+    fn pick(list: &mut MoveList, scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>, i: usize) {
+        let mut best = i;
+        for j in i + 1..list.len() {
+            if scores[j] > scores[best] {
+                best = j;
+            }
+        }
+        list.swap(i, best);
+        scores.swap(i, best);
+    }
+
+    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.tick();
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if self.shared.stopped() {
+            self.aborted = true;
+            return 0;
+        }
+        if ply >= MAX_PLY {
+            return evaluate(&self.pos);
+        }
+        let mut list = MoveList::new();
+        let in_check = tactical_moves(&mut self.pos, &mut list);
+        if in_check && list.is_empty() {
+            return -MATE + ply as i32;
+        }
+        let mut best = -INFINITE;
+        if !in_check {
+            let stand_pat = evaluate(&self.pos);
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best = stand_pat;
+            // Skip captures that cannot bring the score near alpha.
+            let mut keep = 0;
+            for i in 0..list.len() {
+                let m = list[i];
+                let promo = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
+                if promo || stand_pat + self.capture_value(m).unwrap_or(0) + 200 >= alpha {
+                    list[keep] = m;
+                    keep += 1;
+                }
+            }
+            list.truncate(keep);
+        }
+        let mut scores = ArrayVec::new();
+        self.score_moves(&list, Move::NONE, ply, &mut scores);
+        for i in 0..list.len() {
+            Self::pick(&mut list, &mut scores, i);
+            let m = list[i];
+            self.pos.make(m);
+            let score = -self.qsearch(-beta, -alpha, ply + 1);
+            self.pos.unmake();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, pv_node: bool, null_ok: bool) -> i32 {
+        self.pv[ply].clear();
+        let in_check = self.pos.in_check();
+        if in_check {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.qsearch(alpha, beta, ply);
+        }
+        self.tick();
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if self.shared.stopped() {
+            self.aborted = true;
+            return 0;
+        }
+        if ply >= MAX_PLY {
+            return evaluate(&self.pos);
+        }
+        if ply > 0 {
+            if self.is_draw() {
+                return 0;
+            }
+            // Mate-distance pruning.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        let hash = self.pos.hash();
+        let entry = self.shared.tt.probe(hash);
+        let tt_move = entry.map_or(Move::NONE, |e| e.mv);
+        if let Some(e) = entry {
+            if !pv_node && e.depth >= depth {
+                let s = from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let eval = if in_check { -INFINITE } else { evaluate(&self.pos) };
+        if !pv_node && !in_check && ply > 0 {
+            // Reverse futility: far above beta near the leaves.
+            if depth <= 6 && eval - 90 * depth >= beta && beta.abs() < MATE_BOUND {
+                return eval;
+            }
+            // Null move, not where zugzwang is likely.
+            if null_ok && depth >= 3 && eval >= beta && self.null_move_safe() {
+                let r = 3 + depth / 4;
+                self.pos.make_null();
+                let score = -self.search(-beta, -beta + 1, depth - 1 - r, ply + 1, false, false);
+                self.pos.unmake();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+        let mut list = MoveList::new();
+        legal_moves(&mut self.pos, &mut list);
+        if list.is_empty() {
+            return if in_check {
+                -MATE + ply as i32
+            } else {
+                self.pos.variant().stalemate_value as i32 * (MATE - ply as i32)
+            };
+        }
+        let mut scores = ArrayVec::new();
+        self.score_moves(&list, tt_move, ply, &mut scores);
+        let us = self.pos.side_to_move();
+        let mut best = -INFINITE;
+        let mut best_move = Move::NONE;
+        let original_alpha = alpha;
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        for i in 0..list.len() {
+            Self::pick(&mut list, &mut scores, i);
+            let m = list[i];
+            let quiet = self.capture_value(m).is_none() && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
+            // Late-move pruning of quiet moves near the leaves.
+            if !pv_node && !in_check && quiet && depth <= 3 && i >= 4 + (depth * depth) as usize && best > -MATE_BOUND {
+                continue;
+            }
+            self.pos.make(m);
+            let mut score;
+            if i == 0 {
+                score = -self.search(-beta, -alpha, depth - 1, ply + 1, pv_node, true);
+            } else {
+                let mut r = if quiet && !in_check { reduction(depth, i + 1) } else { 0 };
+                if pv_node {
+                    r = (r - 1).max(0);
+                }
+                if m == self.killers[ply][0] || m == self.killers[ply][1] {
+                    r = (r - 1).max(0);
+                }
+                let r = r.min(depth - 2).max(0);
+                score = -self.search(-alpha - 1, -alpha, depth - 1 - r, ply + 1, false, true);
+                if score > alpha && r > 0 {
+                    score = -self.search(-alpha - 1, -alpha, depth - 1, ply + 1, false, true);
+                }
+                if score > alpha && score < beta {
+                    score = -self.search(-beta, -alpha, depth - 1, ply + 1, true, true);
+                }
+            }
+            self.pos.unmake();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = m;
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        let (head, tail) = self.pv.split_at_mut(ply + 1);
+                        head[ply].clear();
+                        head[ply].push(m);
+                        head[ply].extend_from_slice(&tail[0]);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            if self.killers[ply][0] != m {
+                                self.killers[ply][1] = self.killers[ply][0];
+                                self.killers[ply][0] = m;
+                            }
+                            let bonus = depth * depth;
+                            let idx = Cell::piece(m.part(), us).0 as usize * BOARD_CELLS + m.to().index();
+                            self.history[idx] = (self.history[idx] + bonus).min(100_000);
+                            for &q in &quiets_tried {
+                                let qi = Cell::piece(q.part(), us).0 as usize * BOARD_CELLS + q.to().index();
+                                self.history[qi] = (self.history[qi] - bonus).max(-100_000);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet {
+                let _ = quiets_tried.try_push(m);
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(hash, best_move, to_tt(best, ply), depth, bound);
+        best
+    }
+
+    /// Search the root moves `first..` with a window; returns the best score.
+    fn root_search(&mut self, roots: &mut [RootMove], first: usize, mut alpha: i32, beta: i32, depth: i32) -> i32 {
+        let mut best = -INFINITE;
+        let in_check = self.pos.in_check();
+        for i in first..roots.len() {
+            let m = roots[i].mv;
+            self.pos.make(m);
+            let mut score;
+            if i == first {
+                score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
+            } else {
+                let quiet = self.pos.cell(m.to()).is_empty();
+                let r = if quiet && !in_check && depth >= 3 && i - first >= 4 { 1 } else { 0 };
+                score = -self.search(-alpha - 1, -alpha, depth - 1 - r, 1, false, true);
+                if score > alpha && (score < beta || r > 0) {
+                    score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
+                }
+            }
+            self.pos.unmake();
+            if self.aborted {
+                return best;
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha {
+                roots[i].score = score;
+                let mut pv = vec![m];
+                pv.extend_from_slice(&self.pv[1]);
+                roots[i].pv = pv;
+                // Keep the best move first.
+                roots[first..=i].rotate_right(1);
+                alpha = score;
+                if score >= beta {
+                    return score;
+                }
+            } else {
+                roots[i].score = -INFINITE;
+            }
+        }
+        best
+    }
+}
+
+/// Run a search on `pos` with the given limits. `on_info` is called by the
+/// main thread after each iteration and each MultiPV line.
+pub fn search(
+    pos: &Position,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &Arc<TranspositionTable>,
+    stop: &Arc<AtomicBool>,
+    search_moves: &[Move],
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> SearchResult {
+    let budget = limits.budget();
+    let shared = Shared {
+        tt: tt.clone(),
+        stop: stop.clone(),
+        done: AtomicBool::new(false),
+        nodes: AtomicU64::new(0),
+        start: Instant::now(),
+        hard: budget.hard,
+        node_limit: limits.nodes,
+    };
+    tt.new_search();
+    let mut root = pos.clone();
+    let mut legal: Vec<Move> = root.legal_moves().to_vec();
+    if !search_moves.is_empty() {
+        legal.retain(|m| search_moves.contains(m));
+    }
+    if legal.is_empty() {
+        let value = if root.in_check() { Value::Mate(0) } else { Value::Cp(0) };
+        return SearchResult {
+            best: None,
+            ponder: None,
+            value,
+            depth: 0,
+            nodes: 0,
+        };
+    }
+    let max_depth = limits.depth.unwrap_or(MAX_PLY as u32 - 10).clamp(1, MAX_PLY as u32 - 10) as i32;
+    let threads = options.threads.max(1);
+    let multipv = options.multipv.clamp(1, legal.len());
+    let mut result = SearchResult {
+        best: Some(legal[0]),
+        ponder: None,
+        value: Value::Cp(0),
+        depth: 0,
+        nodes: 0,
+    };
+    std::thread::scope(|scope| {
+        for id in 1..threads {
+            let shared = &shared;
+            let pos = pos.clone();
+            let legal = legal.clone();
+            let builder = std::thread::Builder::new().stack_size(32 << 20);
+            let _ = builder.spawn_scoped(scope, move || {
+                let mut w = Worker::new(pos, shared, false);
+                let mut roots: Vec<RootMove> = legal.iter().map(|&mv| RootMove { mv, score: -INFINITE, pv: vec![mv] }).collect();
+                // Helpers start at different depths so that they desynchronise.
+                let mut depth = 1 + (id % 2) as i32;
+                while depth <= max_depth && !shared.stopped() {
+                    w.aborted = false;
+                    w.root_search(&mut roots, 0, -INFINITE, INFINITE, depth);
+                    depth += 1;
+                }
+                w.flush();
+            });
+        }
+        // The main thread.
+        let mut w = Worker::new(pos.clone(), &shared, true);
+        let mut roots: Vec<RootMove> = legal.iter().map(|&mv| RootMove { mv, score: -INFINITE, pv: vec![mv] }).collect();
+        let mut prev = 0;
+        for depth in 1..=max_depth {
+            w.seldepth = 0;
+            for pv_idx in 0..multipv {
+                // Aspiration window around the previous score.
+                let mut delta = 25;
+                let (mut lo, mut hi) = if depth >= 5 && pv_idx == 0 {
+                    ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+                } else {
+                    (-INFINITE, INFINITE)
+                };
+                loop {
+                    w.aborted = false;
+                    let score = w.root_search(&mut roots, pv_idx, lo, hi, depth);
+                    if w.aborted {
+                        break;
+                    }
+                    if score <= lo && lo > -INFINITE {
+                        lo = (lo - delta).max(-INFINITE);
+                        delta *= 2;
+                    } else if score >= hi && hi < INFINITE {
+                        hi = (hi + delta).min(INFINITE);
+                        delta *= 2;
+                    } else {
+                        break;
+                    }
+                }
+                if w.aborted {
+                    break;
+                }
+                // Order the searched lines by score (best first).
+                roots[pv_idx..].sort_by(|a, b| b.score.cmp(&a.score));
+                if pv_idx == 0 {
+                    prev = roots[0].score;
+                }
+            }
+            let completed = !w.aborted;
+            if completed || depth == 1 {
+                w.flush();
+                let nodes = shared.nodes.load(Ordering::Relaxed);
+                let elapsed = shared.start.elapsed();
+                let ms = elapsed.as_millis() as u64;
+                for (k, r) in roots.iter().take(multipv).enumerate() {
+                    if r.score == -INFINITE {
+                        continue;
+                    }
+                    on_info(&SearchInfo {
+                        depth: depth as u32,
+                        seldepth: w.seldepth as u32,
+                        multipv: k + 1,
+                        value: Value::from_score(r.score),
+                        bound: None,
+                        nodes,
+                        nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
+                        time_ms: ms,
+                        hashfull: shared.tt.hashfull(),
+                        pv: r.pv.clone(),
+                    });
+                }
+                result.best = Some(roots[0].mv);
+                result.ponder = roots[0].pv.get(1).copied();
+                result.value = Value::from_score(roots[0].score);
+                result.depth = depth as u32;
+            }
+            if !completed || shared.stopped() {
+                break;
+            }
+            // A forced mate found, or the soft time limit reached: stop.
+            if !limits.infinite {
+                if roots[0].score.abs() >= MATE_BOUND && depth as i32 >= 2 * (MATE - roots[0].score.abs()) + 2 {
+                    break;
+                }
+                if let Some(soft) = budget.soft {
+                    if shared.start.elapsed() >= soft.mul_f64(0.6) {
+                        break;
+                    }
+                }
+            }
+        }
+        // An infinite search waits for `stop` before answering.
+        while limits.infinite && !shared.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        w.flush();
+        shared.done.store(true, Ordering::Relaxed);
+    });
+    result.nodes = shared.nodes.load(Ordering::Relaxed);
+    result
+}

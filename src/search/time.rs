@@ -1,0 +1,85 @@
+//! Limits of a search and how much time to spend.
+
+use std::time::Duration;
+
+/// What bounds a search. Times are in milliseconds.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<u64>,
+    /// Clock of the side to move and the other side.
+    pub time: Option<u64>,
+    pub inc: u64,
+    pub opponent_time: Option<u64>,
+    pub opponent_inc: u64,
+    pub movestogo: Option<u32>,
+    pub infinite: bool,
+    /// Subtracted from every time budget (communication delays).
+    pub overhead: u64,
+}
+
+/// Soft (start no new iteration) and hard (stop now) time limits.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeBudget {
+    pub soft: Option<Duration>,
+    pub hard: Option<Duration>,
+}
+
+impl Limits {
+    pub fn budget(&self) -> TimeBudget {
+        if self.infinite {
+            return TimeBudget { soft: None, hard: None };
+        }
+        if let Some(mt) = self.movetime {
+            let t = Duration::from_millis(mt.saturating_sub(self.overhead).max(1));
+            return TimeBudget {
+                soft: Some(t),
+                hard: Some(t),
+            };
+        }
+        let Some(time) = self.time else {
+            return TimeBudget { soft: None, hard: None };
+        };
+        // Plan for the moves to go (or 30 more moves), spend most of the
+        // increment, never more than a third of the clock at once.
+        let left = time.saturating_sub(self.overhead).max(1);
+        let mtg = self.movestogo.unwrap_or(30).clamp(1, 60) as u64;
+        let soft = (left / mtg + self.inc * 3 / 4).min(left / 3).max(1);
+        let hard = (soft * 4).min(left / 2).max(soft);
+        TimeBudget {
+            soft: Some(Duration::from_millis(soft)),
+            hard: Some(Duration::from_millis(hard)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets() {
+        let l = Limits {
+            time: Some(60_000),
+            inc: 1000,
+            ..Default::default()
+        };
+        let b = l.budget();
+        assert_eq!(b.soft, Some(Duration::from_millis(2750)));
+        assert_eq!(b.hard, Some(Duration::from_millis(11000)));
+        let l = Limits {
+            movetime: Some(500),
+            overhead: 20,
+            ..Default::default()
+        };
+        assert_eq!(l.budget().hard, Some(Duration::from_millis(480)));
+        let l = Limits {
+            time: Some(30),
+            movestogo: Some(1),
+            ..Default::default()
+        };
+        assert!(l.budget().hard.is_some_and(|h| h <= Duration::from_millis(15)));
+        assert!(Limits::default().budget().hard.is_none());
+    }
+}
