@@ -1,0 +1,105 @@
+//! Search: forced mates found with the exact distance, a deterministic bench
+//! signature, time and node limits respected.
+
+mod common;
+
+use amalgam::engine::Engine;
+use amalgam::search::{Limits, Value};
+use common::data_dir;
+use std::time::{Duration, Instant};
+
+/// Every position of `mates.tsv` (mates in 1 to 3, verified by exhaustive
+/// search): the engine announces the exact mate distance and plays one of
+/// the listed first moves, within 10 s on one thread.
+#[test]
+fn mates_are_found_with_exact_distance() {
+    let text = std::fs::read_to_string(data_dir().join("mates.tsv")).expect("mates.tsv");
+    let mut engine = Engine::new();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (variant, fen, n) = (f[0], f[1], f[2].parse::<i32>().expect("mate_in"));
+        let firsts: Vec<&str> = f[3].split_whitespace().collect();
+        engine.set_variant(variant).expect("variant");
+        engine.new_game();
+        engine.set_position(Some(fen), &[]).expect("fen");
+        let limits = Limits {
+            movetime: Some(10_000),
+            ..Default::default()
+        };
+        let start = Instant::now();
+        let r = engine.go(&limits, &[], &mut |_| {});
+        let pos = engine.position().clone();
+        let played = r.best.map(|m| pos.move_text(m)).unwrap_or_default();
+        count += 1;
+        if r.value != Value::Mate(n) || !firsts.contains(&played.as_str()) || start.elapsed() > Duration::from_secs(10) {
+            failures.push(format!("{variant} {fen}: expected mate {n} with {firsts:?}, got {:?} {played}", r.value));
+        }
+    }
+    assert!(count >= 50);
+    assert!(failures.is_empty(), "{} of {count} failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn bench_signature_is_deterministic() {
+    let set = amalgam::VariantSet::builtin();
+    let a: Vec<u64> = amalgam::bench::run(&set, None, 5, 1).expect("bench").iter().map(|l| l.nodes).collect();
+    let b: Vec<u64> = amalgam::bench::run(&set, None, 5, 1).expect("bench").iter().map(|l| l.nodes).collect();
+    assert_eq!(a, b);
+    assert!(a.iter().all(|&n| n > 0));
+}
+
+#[test]
+fn node_and_depth_limits_hold() {
+    let mut engine = Engine::new();
+    for variant in ["chess", "combination", "team-mate", "compound"] {
+        engine.set_variant(variant).expect("variant");
+        let r = engine.go(&Limits { nodes: Some(5000), ..Default::default() }, &[], &mut |_| {});
+        assert!(r.best.is_some());
+        assert!(r.nodes <= 5000 + 64, "{variant}: {} nodes", r.nodes);
+        let mut depths = Vec::new();
+        let r = engine.go(&Limits { depth: Some(4), ..Default::default() }, &[], &mut |i| depths.push(i.depth));
+        assert_eq!(r.depth, 4);
+        assert_eq!(depths.last(), Some(&4));
+    }
+}
+
+#[test]
+fn movetime_is_respected() {
+    let mut engine = Engine::new();
+    engine.set_variant("compound").expect("variant");
+    let start = Instant::now();
+    let r = engine.go(&Limits { movetime: Some(300), ..Default::default() }, &[], &mut |_| {});
+    let t = start.elapsed();
+    assert!(r.best.is_some());
+    assert!(t >= Duration::from_millis(150) && t <= Duration::from_millis(600), "{t:?}");
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let mut engine = Engine::new();
+    engine.set_multipv(3);
+    let mut last: Vec<(usize, Vec<amalgam::Move>)> = Vec::new();
+    engine.go(&Limits { depth: Some(5), ..Default::default() }, &[], &mut |i| {
+        if i.depth == 5 {
+            last.push((i.multipv, i.pv.clone()));
+        }
+    });
+    assert_eq!(last.iter().map(|l| l.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    let firsts: Vec<_> = last.iter().map(|l| l.1[0]).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+}
+
+#[test]
+fn stalemate_and_checkmate_at_the_root() {
+    let mut engine = Engine::new();
+    engine.set_position(Some("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[]).expect("fen");
+    let r = engine.go(&Limits { depth: Some(3), ..Default::default() }, &[], &mut |_| {});
+    assert_eq!(r.best, None);
+    assert_eq!(r.value, Value::Cp(0));
+    engine.set_position(Some("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), &[]).expect("fen");
+    let r = engine.go(&Limits { depth: Some(3), ..Default::default() }, &[], &mut |_| {});
+    assert_eq!(r.best, None);
+    assert_eq!(r.value, Value::Mate(0));
+}
