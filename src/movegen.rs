@@ -1009,8 +1009,37 @@ fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
             out.truncate(keep);
         }
     }
-    filter_from(pos, out, 0, |_, _| true);
+    // Only the king's moves, en passant and moves from squares on an attack
+    // path toward the king can expose it.
+    let them = us.flip().index();
+    filter_from(pos, out, 0, |m, p| {
+        let from = m.from().index();
+        from == king
+            || m.kind() == MoveKind::EnPassant
+            || p.variant.pin_lines[them][(from as isize - king as isize + crate::variant::PIN_OFFSET) as usize]
+    });
     false
+}
+
+/// Whether `m` is a legal move here (for a move from the transposition
+/// table, tried before the others are generated).
+pub fn is_legal(pos: &mut Position, m: Move) -> bool {
+    let us = pos.side;
+    if m == Move::NONE || !pos.b.cells[m.from().index()].is_color(us) {
+        return false;
+    }
+    let mut list = MoveList::new();
+    if m.kind() == MoveKind::Castle {
+        let king = pos.b.kings[us.index()] as usize;
+        if attacked(&pos.b.cells, &pos.variant, king, us.flip()) {
+            return false;
+        }
+        castling_moves(pos, us, &mut list);
+    } else {
+        let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
+        man_moves(&pos.b.cells, &pos.variant, us, m.from().index(), ep, &mut list);
+    }
+    list.contains(&m) && leaves_king_safe(pos, m)
 }
 
 /// All legal moves of the side to move; returns whether it is in check.

@@ -8,7 +8,7 @@ pub mod tt;
 
 use crate::board::Position;
 use crate::eval::evaluate;
-use crate::movegen::{legal_moves, tactical_moves};
+use crate::movegen::{is_legal, legal_moves, tactical_moves};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
 use std::sync::Arc;
@@ -292,6 +292,11 @@ impl<'a> Worker<'a> {
         }
         let mut best = -INFINITE;
         if !in_check {
+            // Far above beta on material alone: no need for the full evaluation.
+            let quick = crate::eval::quick(&self.pos);
+            if quick - crate::eval::LAZY_MARGIN >= beta {
+                return quick - crate::eval::LAZY_MARGIN;
+            }
             let stand_pat = evaluate(&self.pos);
             if stand_pat >= beta {
                 return stand_pat;
@@ -403,27 +408,50 @@ impl<'a> Worker<'a> {
             }
         }
         let mut list = MoveList::new();
-        legal_moves(&mut self.pos, &mut list);
-        if list.is_empty() {
-            return if in_check {
-                -MATE + ply as i32
-            } else {
-                self.pos.variant().stalemate_value as i32 * (MATE - ply as i32)
-            };
-        }
         let mut scores = ArrayVec::new();
-        self.score_moves(&list, tt_move, ply, &mut scores);
+        // The table's move is tried before the others are generated.
+        let mut tt_pending = is_legal(&mut self.pos, tt_move);
+        let mut generated = false;
+        let mut next = 0;
         let us = self.pos.side_to_move();
         let mut best = -INFINITE;
         let mut best_move = Move::NONE;
         let original_alpha = alpha;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
-        for i in 0..list.len() {
-            Self::pick(&mut list, &mut scores, i);
-            let m = list[i];
+        let mut i = 0usize;
+        loop {
+            let m = if tt_pending {
+                tt_pending = false;
+                tt_move
+            } else {
+                if !generated {
+                    generated = true;
+                    legal_moves(&mut self.pos, &mut list);
+                    if list.is_empty() {
+                        return if in_check {
+                            -MATE + ply as i32
+                        } else {
+                            self.pos.variant().stalemate_value as i32 * (MATE - ply as i32)
+                        };
+                    }
+                    if i > 0 {
+                        if let Some(k) = list.iter().position(|&x| x == tt_move) {
+                            list.remove(k);
+                        }
+                    }
+                    self.score_moves(&list, Move::NONE, ply, &mut scores);
+                }
+                if next >= list.len() {
+                    break;
+                }
+                Self::pick(&mut list, &mut scores, next);
+                next += 1;
+                list[next - 1]
+            };
             let quiet = self.capture_value(m).is_none() && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
             // Late-move pruning of quiet moves near the leaves.
             if !pv_node && !in_check && quiet && depth <= 3 && i >= 4 + (depth * depth) as usize && best > -MATE_BOUND {
+                i += 1;
                 continue;
             }
             self.pos.make(m);
@@ -483,6 +511,7 @@ impl<'a> Worker<'a> {
             if quiet {
                 let _ = quiets_tried.try_push(m);
             }
+            i += 1;
         }
         let bound = if best >= beta {
             Bound::Lower

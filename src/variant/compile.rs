@@ -965,6 +965,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             color_bound,
         },
         xboard,
+        pin_lines: [attacks[0].pin_lines(), attacks[1].pin_lines()],
         attacks,
         landing,
         ep_rays,

@@ -5,7 +5,7 @@ pub mod betza;
 mod compile;
 pub mod ini;
 
-use crate::types::{BOARD_WIDTH, Color, PieceType, Square};
+use crate::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
 use std::sync::Arc;
 
 pub use compile::KEYS;
@@ -98,6 +98,9 @@ impl FastRules {
     }
 }
 
+/// Added to a square difference to index [`Variant::pin_lines`].
+pub const PIN_OFFSET: isize = BOARD_CELLS as isize;
+
 /// A set of board cell codes (a man of one type and colour each): bit `code`.
 pub type CodeMask = u64;
 
@@ -134,6 +137,33 @@ pub struct AttackTable {
 }
 
 impl AttackTable {
+    /// Offsets (square minus king) of every square on an attack path toward
+    /// a king, as a table indexed by offset + [`PIN_OFFSET`].
+    pub fn pin_lines(&self) -> Vec<bool> {
+        let mut t = vec![false; 2 * BOARD_CELLS];
+        let mut mark = |off: isize| {
+            let i = off + PIN_OFFSET;
+            if (0..t.len() as isize).contains(&i) {
+                t[i as usize] = true;
+            }
+        };
+        for sl in &self.slides {
+            for k in 1..=sl.len as isize {
+                mark(-k * sl.step as isize);
+            }
+        }
+        for r in &self.special {
+            for k in 1..=r.masks.len() as isize {
+                let base = -k * r.step as isize;
+                mark(base);
+                for &p in &r.prelude {
+                    mark(base - r.start as isize + p as isize);
+                }
+            }
+        }
+        t
+    }
+
     pub fn from_rays(rays: Vec<AttackRay>) -> AttackTable {
         let mut t = AttackTable::default();
         for r in rays {
@@ -264,6 +294,9 @@ pub struct Variant {
     pub xboard: XboardInfo,
     /// Attack rays per attacking colour.
     pub attacks: [AttackTable; 2],
+    /// Per attacking colour: whether a square at `offset - PIN_OFFSET` from a
+    /// king lies on some attack path toward it (a man there may be pinned).
+    pub pin_lines: [Vec<bool>; 2],
     /// Per moving colour: cell codes a plain move may land on (empty or enemy).
     pub landing: [CodeMask; 2],
     /// En-passant capture rays per capturing colour.
