@@ -31,11 +31,19 @@ impl Engine {
     pub fn with_variants(variants: VariantSet) -> Engine {
         let variant = variants
             .compile("chess")
-            .or_else(|_| variants.names().first().ok_or(()).and_then(|n| variants.compile(n).map_err(|_| ())))
+            .or_else(|_| {
+                variants
+                    .names()
+                    .first()
+                    .ok_or(())
+                    .and_then(|n| variants.compile(n).map_err(|_| ()))
+            })
             .unwrap_or_else(|_| {
                 // The built-in file always defines chess; this is only reached
                 // with an empty user-made set.
-                VariantSet::builtin().compile("chess").unwrap_or_else(|e| panic!("built-in chess: {e:?}"))
+                VariantSet::builtin()
+                    .compile("chess")
+                    .unwrap_or_else(|e| panic!("built-in chess: {e:?}"))
             });
         let position = Position::startpos(variant.clone());
         Engine {
@@ -70,10 +78,12 @@ impl Engine {
 
     /// Switch to a variant (its start position). Errors leave the engine as it was.
     pub fn set_variant(&mut self, name: &str) -> Result<(), String> {
-        let v = self
-            .variants
-            .compile(name)
-            .map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; "))?;
+        let v = self.variants.compile(name).map_err(|e| {
+            e.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
         self.position = Position::startpos(v.clone());
         self.variant = v;
         Ok(())
@@ -84,7 +94,9 @@ impl Engine {
     pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
         let mut pos = match fen {
             None => Position::startpos(self.variant.clone()),
-            Some(f) => Position::from_fen(self.variant.clone(), f).map_err(|e| format!("bad FEN: {e}"))?,
+            Some(f) => {
+                Position::from_fen(self.variant.clone(), f).map_err(|e| format!("bad FEN: {e}"))?
+            }
         };
         for m in moves {
             let mv = pos.parse_move(m).map_err(|e| e.to_string())?;
@@ -127,9 +139,22 @@ impl Engine {
 
     /// Search the current position. Blocks until the search ends; `on_info`
     /// receives the progress. `search_moves` limits the root moves (empty: all).
-    pub fn go(&mut self, limits: &Limits, search_moves: &[Move], on_info: &mut dyn FnMut(&SearchInfo)) -> SearchResult {
+    pub fn go(
+        &mut self,
+        limits: &Limits,
+        search_moves: &[Move],
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
         self.stop.store(false, Ordering::Relaxed);
-        search::search(&self.position, limits, &self.options, &self.tt, &self.stop, search_moves, on_info)
+        search::search(
+            &self.position,
+            limits,
+            &self.options,
+            &self.tt,
+            &self.stop,
+            search_moves,
+            on_info,
+        )
     }
 }
 

@@ -39,7 +39,9 @@ pub fn parse_line(variant: &Arc<Variant>, line: &str) -> Result<EpdEntry, String
         match code {
             "bm" | "am" => {
                 for san in operands {
-                    let m = position.parse_san(san).map_err(|e| format!("{code} {san}: {e}"))?;
+                    let m = position
+                        .parse_san(san)
+                        .map_err(|e| format!("{code} {san}: {e}"))?;
                     if code == "bm" {
                         entry.best.push(m);
                     } else {

@@ -260,7 +260,11 @@ pub fn quick(pos: &Position) -> i32 {
     let s = pos.b.psq;
     let phase = pos.b.phase.clamp(0, t.max_phase);
     let score = (s.mg * phase + s.eg * (t.max_phase - phase)) / t.max_phase;
-    (if pos.side_to_move() == Color::White { score } else { -score }) + TEMPO
+    (if pos.side_to_move() == Color::White {
+        score
+    } else {
+        -score
+    }) + TEMPO
 }
 
 /// Bound on how far the positional terms move the score from [`quick`]
@@ -347,11 +351,19 @@ pub fn evaluate(pos: &Position) -> i32 {
     // The side ahead without mating potential can at best draw.
     let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= 6;
     if few {
-        let ahead = if score > 0 { Color::White } else { Color::Black };
+        let ahead = if score > 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
         if score != 0 && !pos.has_mating_potential(ahead) {
             score /= 8;
         }
     }
-    let stm = if pos.side_to_move() == Color::White { score } else { -score };
+    let stm = if pos.side_to_move() == Color::White {
+        score
+    } else {
+        -score
+    };
     stm + TEMPO
 }

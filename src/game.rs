@@ -107,7 +107,12 @@ impl GameRecord {
             ("Variant", self.variant.clone()),
             ("FEN", self.start_fen.clone()),
             ("SetUp", "1".to_string()),
-            ("Termination", self.result.map_or("unterminated", |r| r.1.describe()).to_string()),
+            (
+                "Termination",
+                self.result
+                    .map_or("unterminated", |r| r.1.describe())
+                    .to_string(),
+            ),
             ("PlyCount", self.moves.len().to_string()),
         ];
         for (k, val) in tags {
@@ -119,7 +124,11 @@ impl GameRecord {
             let black = pos.side_to_move() == Color::Black;
             if !black || i == 0 {
                 let n = pos.fullmove_number();
-                line.push_str(&if black { format!("{n}... ") } else { format!("{n}. ") });
+                line.push_str(&if black {
+                    format!("{n}... ")
+                } else {
+                    format!("{n}. ")
+                });
             }
             line.push_str(&pos.san(m));
             line.push(' ');

@@ -197,21 +197,33 @@ impl Args {
     fn get<T: std::str::FromStr>(&self, flag: &str) -> Result<Option<T>, String> {
         match self.flags.iter().rev().find(|f| f.0 == flag) {
             None => Ok(None),
-            Some((_, v)) => v.parse().map(Some).map_err(|_| format!("bad value '{v}' for {flag}")),
+            Some((_, v)) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("bad value '{v}' for {flag}")),
         }
     }
 }
 
 fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     let a = Args::parse(args, &["--depth", "--threads"])?;
-    let depth = a.get::<u32>("--depth")?.unwrap_or(amalgam::bench::BENCH_DEPTH);
+    let depth = a
+        .get::<u32>("--depth")?
+        .unwrap_or(amalgam::bench::BENCH_DEPTH);
     let threads = a.get::<usize>("--threads")?.unwrap_or(1);
     let variant = a.positional.first().map(String::as_str);
     let lines = amalgam::bench::run(set, variant, depth, threads)?;
     let mut nodes = 0;
     let mut time = 0.0;
     for (i, l) in lines.iter().enumerate() {
-        println!("Position {:2} {:12} {:>10} nodes {:>8.0} ms  {}", i + 1, l.variant, l.nodes, l.time.as_secs_f64() * 1000.0, l.fen);
+        println!(
+            "Position {:2} {:12} {:>10} nodes {:>8.0} ms  {}",
+            i + 1,
+            l.variant,
+            l.nodes,
+            l.time.as_secs_f64() * 1000.0,
+            l.fen
+        );
         nodes += l.nodes;
         time += l.time.as_secs_f64();
     }
@@ -232,7 +244,17 @@ fn limits_from(a: &Args) -> Result<amalgam::search::Limits, String> {
 }
 
 fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
-    let a = Args::parse(args, &["--depth", "--movetime", "--nodes", "--threads", "--multipv", "--hash"])?;
+    let a = Args::parse(
+        args,
+        &[
+            "--depth",
+            "--movetime",
+            "--nodes",
+            "--threads",
+            "--multipv",
+            "--hash",
+        ],
+    )?;
     let [variant, fen] = a.positional.as_slice() else {
         return Err(format!("go needs VARIANT FEN|startpos\n{USAGE}"));
     };
@@ -249,7 +271,9 @@ fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         limits.movetime = Some(1000);
     }
     let pos = engine.position().clone();
-    let r = engine.go(&limits, &[], &mut |info| println!("{}", amalgam::engine::info_line(&pos, info)));
+    let r = engine.go(&limits, &[], &mut |info| {
+        println!("{}", amalgam::engine::info_line(&pos, info))
+    });
     let text = |m: Option<amalgam::Move>, p: &Position| m.map(|m| p.move_text(m));
     match text(r.best, &pos) {
         None => println!("bestmove (none)"),
@@ -304,15 +328,29 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         };
         let r = engine.go(&limits, &[], &mut |_| {});
         let mut pos = entry.position.clone();
-        let got = r.best.map(|m| pos.san(m)).unwrap_or_else(|| "(none)".into());
+        let got = r
+            .best
+            .map(|m| pos.san(m))
+            .unwrap_or_else(|| "(none)".into());
         let ok = r.best.is_some_and(|m| entry.solved_by(m));
         if ok {
             solved += 1;
         } else {
             let want: Vec<String> = entry.best.iter().map(|&m| pos.san(m)).collect();
-            failures.push(format!("{} {}: played {got}, best {}", entry.id, entry.fen, want.join(" ")));
+            failures.push(format!(
+                "{} {}: played {got}, best {}",
+                entry.id,
+                entry.fen,
+                want.join(" ")
+            ));
         }
-        println!("{} {} {got} ({}/{})", entry.id, if ok { "ok  " } else { "FAIL" }, solved, total);
+        println!(
+            "{} {} {got} ({}/{})",
+            entry.id,
+            if ok { "ok  " } else { "FAIL" },
+            solved,
+            total
+        );
     }
     println!("Failures:");
     for f in &failures {
@@ -323,13 +361,26 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
 }
 
 fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
-    let a = Args::parse(args, &["--games", "--nodes", "--depth", "--movetime", "--pgn", "--seed"])?;
+    let a = Args::parse(
+        args,
+        &[
+            "--games",
+            "--nodes",
+            "--depth",
+            "--movetime",
+            "--pgn",
+            "--seed",
+        ],
+    )?;
     let [variant] = a.positional.as_slice() else {
         return Err(format!("selfplay needs VARIANT\n{USAGE}"));
     };
-    let v = set
-        .compile(variant)
-        .map_err(|e| e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; "))?;
+    let v = set.compile(variant).map_err(|e| {
+        e.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
     let games: usize = a.get("--games")?.unwrap_or(10);
     let limits = limits_from(&a)?;
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
@@ -360,5 +411,9 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     for e in &summary.errors {
         println!("error: {e}");
     }
-    Ok(if summary.errors.is_empty() && summary.unterminated == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if summary.errors.is_empty() && summary.unterminated == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -116,18 +116,43 @@ pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(
     scan_rays(&pos.b.cells, &pos.variant, rays, target, color, f)
 }
 
-/// Whether the king of `us` (on `king`) is in check, and which of `us`'s
-/// squares are pinned (the only man between the king and an attacker, on a
-/// path that must be empty for the attack).
-fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, SquareSet) {
+/// What threatens a king: the number of checks (one man can check in two
+/// ways at once), the squares where a man would stop every check (the
+/// intersection of each check's checker square and path), and the pinned
+/// squares (the only man between the king and an attacker, on a path that
+/// must be empty for the attack).
+struct KingDanger {
+    checks: u32,
+    block: SquareSet,
+    pinned: SquareSet,
+}
+
+impl KingDanger {
+    fn add_check(&mut self, squares: &SquareSet) {
+        if self.checks == 0 {
+            self.block = *squares;
+        } else {
+            self.block.intersect(squares);
+        }
+        self.checks += 1;
+    }
+}
+
+fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> KingDanger {
     let them = us.flip();
     let t = &v.attacks[them.index()];
     let s = king as isize;
-    let mut check = false;
-    let mut pinned = SquareSet::default();
-    for &(d, mask) in &t.leaps {
-        if in_mask(mask, at(cells, s - d as isize)) {
-            check = true;
+    let mut d = KingDanger {
+        checks: 0,
+        block: SquareSet::default(),
+        pinned: SquareSet::default(),
+    };
+    for &(step, mask) in &t.leaps {
+        let q = s - step as isize;
+        if in_mask(mask, at(cells, q)) {
+            let mut set = SquareSet::default();
+            set.insert(q as usize);
+            d.add_check(&set);
         }
     }
     for sl in &t.slides {
@@ -145,9 +170,13 @@ fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, Squ
             let mask = if k == 1 { sl.near } else { sl.far };
             if k <= sl.len && in_mask(mask, c) {
                 if blocker == 0 {
-                    check = true;
+                    let mut set = SquareSet::default();
+                    for j in 1..=k as isize {
+                        set.insert((s - j * step) as usize);
+                    }
+                    d.add_check(&set);
                 } else {
-                    pinned.insert(blocker);
+                    d.pinned.insert(blocker);
                 }
                 break;
             }
@@ -187,8 +216,20 @@ fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, Squ
                 }
                 if !blocked {
                     match (count, pin) {
-                        (0, _) => check = true,
-                        (1, Some(sq)) => pinned.insert(sq),
+                        (0, _) => {
+                            let mut set = SquareSet::default();
+                            set.insert(cand);
+                            for &p in &ray.prelude {
+                                set.insert((cand as isize + p as isize) as usize);
+                            }
+                            let mut q = s;
+                            while q != base {
+                                q -= step;
+                                set.insert(q as usize);
+                            }
+                            d.add_check(&set);
+                        }
+                        (1, Some(sq)) => d.pinned.insert(sq),
                         _ => {}
                     }
                 }
@@ -202,7 +243,31 @@ fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> (bool, Squ
             }
         }
     }
-    (check, pinned)
+    d
+}
+
+/// Legal moves when in check: the king's moves, and the moves that land on
+/// a square stopping every check (or capture en passant), each tested.
+fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
+    let us = pos.side;
+    let them = us.flip();
+    let king = pos.b.kings[us.index()] as usize;
+    pseudo_moves(pos, us, false, out);
+    let mut keep = 0;
+    for i in 0..out.len() {
+        let m = out[i];
+        let from = m.from().index();
+        if from != king && !d.block.contains(m.to().index()) && m.kind() != MoveKind::EnPassant {
+            continue;
+        }
+        let ch = pos.changes(m);
+        let ksq = if from == king { m.to().index() } else { king };
+        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them) {
+            out[keep] = m;
+            keep += 1;
+        }
+    }
+    out.truncate(keep);
 }
 
 /// Apply `changes` to the cells, test whether `king` is attacked by `them`,
@@ -568,37 +633,13 @@ impl MoveSink for MoveCounter {
     }
 }
 
-/// Keeps captures, en-passant captures and promotions (quiescence search).
-pub(crate) struct CaptureSink<'a> {
-    cells: &'a Cells,
-    them: Color,
-    out: &'a mut MoveList,
-}
-
-impl MoveSink for CaptureSink<'_> {
-    #[inline(always)]
-    fn push(&mut self, m: Move) {
-        if self.cells[m.to().index()].is_color(self.them) || m.kind() == MoveKind::EnPassant {
-            let _ = self.out.try_push(m);
-        }
-    }
-    #[inline(always)]
-    fn push_if(&mut self, cond: bool, m: Move) {
-        if cond {
-            self.push(m);
-        }
-    }
-    #[inline(always)]
-    fn promotions(&mut self, v: &Variant, us: Color, from: usize, to: usize, part: PieceType, kind: MoveKind) {
-        emit(self.out, v, us, from, to, part, kind, true);
-    }
-}
-
 /// Whether a move captures or promotes.
 #[inline]
 pub fn is_tactical(pos: &Position, m: Move) -> bool {
-    matches!(m.kind(), MoveKind::EnPassant | MoveKind::Promotion | MoveKind::PairPromotion)
-        || pos.b.cells[m.to().index()].is_color(pos.side.flip())
+    matches!(
+        m.kind(),
+        MoveKind::EnPassant | MoveKind::Promotion | MoveKind::PairPromotion
+    ) || pos.b.cells[m.to().index()].is_color(pos.side.flip())
 }
 
 /// Moves of a plain man: leaps and slides that move and capture.
@@ -759,6 +800,88 @@ fn simple_man_moves<S: MoveSink>(
     }
 }
 
+/// Captures and promotions of a plain or pawn-like man (false, and nothing
+/// generated, for men that need the general walker).
+#[inline]
+fn simple_man_captures(
+    cells: &Cells,
+    v: &Variant,
+    us: Color,
+    from: usize,
+    ep: usize,
+    out: &mut MoveList,
+) -> bool {
+    let t = cells[from].kind();
+    let info = v.piece(t);
+    if !info.plain && !info.stepper {
+        return false;
+    }
+    let fast = &info.fast[us.index()];
+    let enemy = v.landing[us.index()] & !1;
+    let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
+    let promotes = v.promotion_pawns & t.bit() != 0;
+    let s = from as isize;
+    let push = |out: &mut MoveList, to: usize| {
+        if promotes && v.promotion_region[us.index()].contains(to) {
+            emit(out, v, us, from, to, t, MoveKind::Normal, true);
+        } else {
+            let _ = out.try_push(Move(base | (to as u32) << 8));
+        }
+    };
+    for &d in fast
+        .leaps
+        .iter()
+        .chain(fast.capture_leaps.iter().map(|(d, _)| d))
+    {
+        let to = (s + d as isize) as usize;
+        let c = cells[to];
+        if in_mask(enemy, c) {
+            push(out, to);
+        } else if promotes
+            && c.is_empty()
+            && fast.leaps.contains(&d)
+            && v.promotion_region[us.index()].contains(to)
+        {
+            emit(out, v, us, from, to, t, MoveKind::Normal, true);
+        }
+    }
+    if ep != 0 {
+        for &(d, ep_ok) in &fast.capture_leaps {
+            if ep_ok && (s + d as isize) as usize == ep {
+                let _ = out.try_push(Move::new(
+                    Square(from as u8),
+                    Square(ep as u8),
+                    t,
+                    t,
+                    MoveKind::EnPassant,
+                ));
+            }
+        }
+    }
+    if promotes {
+        for &d in &fast.quiet_leaps {
+            let to = (s + d as isize) as usize;
+            if cells[to].is_empty() && v.promotion_region[us.index()].contains(to) {
+                emit(out, v, us, from, to, t, MoveKind::Normal, true);
+            }
+        }
+    }
+    for &d in &fast.rides {
+        let step = d as isize;
+        let mut to = s + step;
+        while cells[to as usize].is_empty() {
+            if promotes && v.promotion_region[us.index()].contains(to as usize) {
+                emit(out, v, us, from, to as usize, t, MoveKind::Normal, true);
+            }
+            to += step;
+        }
+        if in_mask(enemy, cells[to as usize]) {
+            push(out, to as usize);
+        }
+    }
+    true
+}
+
 /// Moves of the man (stack) on `from`: the whole stack, then each part.
 #[inline]
 fn man_moves(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut MoveList) {
@@ -873,12 +996,12 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
     if matches!(mode, Mode::Tactical) {
         return tactical_pseudo_then_test(pos, out);
     }
-    let (in_check, pinned) = king_danger(&pos.b.cells, &pos.variant, king, us);
-    if in_check {
-        pseudo_moves(pos, us, false, out);
-        filter_from(pos, out, 0, |_, _| true);
+    let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
+    if danger.checks > 0 {
+        evasions(pos, out, &danger);
         return true;
     }
+    let pinned = danger.pinned;
     // En-passant captures are generated only when one of them is legal.
     let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     let n = pos.b.lists[us.index()].squares.len();
@@ -887,27 +1010,15 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
         let tested = from == king || pinned.contains(from);
         let info = pos.variant.piece(pos.b.cells[from].kind());
         let simple = !tested && (info.plain || (info.stepper && ep == 0));
-        match &mut mode {
-            Mode::Count(c) => {
-                if simple {
-                    simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, *c);
-                    continue;
-                }
-                if from == king && info.plain {
-                    c.0 += count_king_moves(&mut pos.b.cells, &pos.variant, us, from);
-                    continue;
-                }
-            }
-            Mode::Tactical if simple => {
-                let mut sink = CaptureSink {
-                    cells: &pos.b.cells,
-                    them: us.flip(),
-                    out,
-                };
-                simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut sink);
+        if let Mode::Count(c) = &mut mode {
+            if simple {
+                simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, *c);
                 continue;
             }
-            _ => {}
+            if from == king && info.plain {
+                c.0 += count_king_moves(&mut pos.b.cells, &pos.variant, us, from);
+                continue;
+            }
         }
         let start = out.len();
         man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
@@ -929,7 +1040,8 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
             // removes a second man.
             filter_from(pos, out, start, |m, p| {
                 m.kind() == MoveKind::EnPassant
-                    || (m.kind() != MoveKind::PairPromotion && m.part() == p.b.cells[m.from().index()].kind())
+                    || (m.kind() != MoveKind::PairPromotion
+                        && m.part() == p.b.cells[m.from().index()].kind())
             });
         } else if ep != 0 {
             filter_from(pos, out, start, |m, _| m.kind() == MoveKind::EnPassant);
@@ -982,20 +1094,15 @@ fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
     let us = pos.side;
     let king = pos.b.kings[us.index()] as usize;
     if attacked(&pos.b.cells, &pos.variant, king, us.flip()) {
-        pseudo_moves(pos, us, false, out);
-        filter_from(pos, out, 0, |_, _| true);
+        let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
+        evasions(pos, out, &danger);
         return true;
     }
     let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     let n = pos.b.lists[us.index()].squares.len();
     for i in 0..n {
         let from = pos.b.lists[us.index()].squares[i] as usize;
-        let mut sink = CaptureSink {
-            cells: &pos.b.cells,
-            them: us.flip(),
-            out,
-        };
-        if !simple_man_moves(&pos.b.cells, &pos.variant, us, from, ep, &mut sink) {
+        if !simple_man_captures(&pos.b.cells, &pos.variant, us, from, ep, out) {
             let start = out.len();
             man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
             let mut keep = start;
@@ -1016,7 +1123,8 @@ fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
         let from = m.from().index();
         from == king
             || m.kind() == MoveKind::EnPassant
-            || p.variant.pin_lines[them][(from as isize - king as isize + crate::variant::PIN_OFFSET) as usize]
+            || p.variant.pin_lines[them]
+                [(from as isize - king as isize + crate::variant::PIN_OFFSET) as usize]
     });
     false
 }
@@ -1037,7 +1145,14 @@ pub fn is_legal(pos: &mut Position, m: Move) -> bool {
         castling_moves(pos, us, &mut list);
     } else {
         let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
-        man_moves(&pos.b.cells, &pos.variant, us, m.from().index(), ep, &mut list);
+        man_moves(
+            &pos.b.cells,
+            &pos.variant,
+            us,
+            m.from().index(),
+            ep,
+            &mut list,
+        );
     }
     list.contains(&m) && leaves_king_safe(pos, m)
 }

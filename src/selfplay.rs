@@ -24,7 +24,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -44,7 +44,7 @@ pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Po
                 ok = false;
                 break;
             }
-            let m = moves[(rng.next() % moves.len() as u64) as usize];
+            let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
             pos.make(m);
             if outcome(&mut pos).is_some() {
                 ok = false;
@@ -58,7 +58,12 @@ pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Po
 }
 
 /// Play one game; `Err` if the engine produced an illegal move or none.
-pub fn play_game(variant: &Arc<Variant>, limits: &Limits, seed: u64, round: usize) -> Result<GameRecord, String> {
+pub fn play_game(
+    variant: &Arc<Variant>,
+    limits: &Limits,
+    seed: u64,
+    round: usize,
+) -> Result<GameRecord, String> {
     let mut rng = Rng::new(seed);
     let opening = random_opening(variant, RANDOM_PLIES, &mut rng);
     let start_fen = opening.to_fen();
@@ -107,10 +112,22 @@ pub struct Summary {
 }
 
 /// Play `games` games in parallel (one search thread each).
-pub fn run(variant: &Arc<Variant>, games: usize, limits: &Limits, seed: u64) -> (Vec<GameRecord>, Summary) {
+pub fn run(
+    variant: &Arc<Variant>,
+    games: usize,
+    limits: &Limits,
+    seed: u64,
+) -> (Vec<GameRecord>, Summary) {
     let results: Vec<Result<GameRecord, String>> = (0..games)
         .into_par_iter()
-        .map(|g| play_game(variant, limits, seed.wrapping_add(g as u64 * 0x1000_0001), g + 1))
+        .map(|g| {
+            play_game(
+                variant,
+                limits,
+                seed.wrapping_add(g as u64 * 0x1000_0001),
+                g + 1,
+            )
+        })
         .collect();
     let mut summary = Summary::default();
     let mut records = Vec::new();

@@ -33,19 +33,38 @@ fn mates_are_found_with_exact_distance() {
         let pos = engine.position().clone();
         let played = r.best.map(|m| pos.move_text(m)).unwrap_or_default();
         count += 1;
-        if r.value != Value::Mate(n) || !firsts.contains(&played.as_str()) || start.elapsed() > Duration::from_secs(10) {
-            failures.push(format!("{variant} {fen}: expected mate {n} with {firsts:?}, got {:?} {played}", r.value));
+        if r.value != Value::Mate(n)
+            || !firsts.contains(&played.as_str())
+            || start.elapsed() > Duration::from_secs(10)
+        {
+            failures.push(format!(
+                "{variant} {fen}: expected mate {n} with {firsts:?}, got {:?} {played}",
+                r.value
+            ));
         }
     }
     assert!(count >= 50);
-    assert!(failures.is_empty(), "{} of {count} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn bench_signature_is_deterministic() {
     let set = amalgam::VariantSet::builtin();
-    let a: Vec<u64> = amalgam::bench::run(&set, None, 5, 1).expect("bench").iter().map(|l| l.nodes).collect();
-    let b: Vec<u64> = amalgam::bench::run(&set, None, 5, 1).expect("bench").iter().map(|l| l.nodes).collect();
+    let a: Vec<u64> = amalgam::bench::run(&set, None, 5, 1)
+        .expect("bench")
+        .iter()
+        .map(|l| l.nodes)
+        .collect();
+    let b: Vec<u64> = amalgam::bench::run(&set, None, 5, 1)
+        .expect("bench")
+        .iter()
+        .map(|l| l.nodes)
+        .collect();
     assert_eq!(a, b);
     assert!(a.iter().all(|&n| n > 0));
 }
@@ -55,11 +74,25 @@ fn node_and_depth_limits_hold() {
     let mut engine = Engine::new();
     for variant in ["chess", "combination", "team-mate", "compound"] {
         engine.set_variant(variant).expect("variant");
-        let r = engine.go(&Limits { nodes: Some(5000), ..Default::default() }, &[], &mut |_| {});
+        let r = engine.go(
+            &Limits {
+                nodes: Some(5000),
+                ..Default::default()
+            },
+            &[],
+            &mut |_| {},
+        );
         assert!(r.best.is_some());
         assert!(r.nodes <= 5000 + 64, "{variant}: {} nodes", r.nodes);
         let mut depths = Vec::new();
-        let r = engine.go(&Limits { depth: Some(4), ..Default::default() }, &[], &mut |i| depths.push(i.depth));
+        let r = engine.go(
+            &Limits {
+                depth: Some(4),
+                ..Default::default()
+            },
+            &[],
+            &mut |i| depths.push(i.depth),
+        );
         assert_eq!(r.depth, 4);
         assert_eq!(depths.last(), Some(&4));
     }
@@ -70,10 +103,20 @@ fn movetime_is_respected() {
     let mut engine = Engine::new();
     engine.set_variant("compound").expect("variant");
     let start = Instant::now();
-    let r = engine.go(&Limits { movetime: Some(300), ..Default::default() }, &[], &mut |_| {});
+    let r = engine.go(
+        &Limits {
+            movetime: Some(300),
+            ..Default::default()
+        },
+        &[],
+        &mut |_| {},
+    );
     let t = start.elapsed();
     assert!(r.best.is_some());
-    assert!(t >= Duration::from_millis(150) && t <= Duration::from_millis(600), "{t:?}");
+    assert!(
+        t >= Duration::from_millis(150) && t <= Duration::from_millis(600),
+        "{t:?}"
+    );
 }
 
 #[test]
@@ -81,11 +124,18 @@ fn multipv_reports_distinct_lines() {
     let mut engine = Engine::new();
     engine.set_multipv(3);
     let mut last: Vec<(usize, Vec<amalgam::Move>)> = Vec::new();
-    engine.go(&Limits { depth: Some(5), ..Default::default() }, &[], &mut |i| {
-        if i.depth == 5 {
-            last.push((i.multipv, i.pv.clone()));
-        }
-    });
+    engine.go(
+        &Limits {
+            depth: Some(5),
+            ..Default::default()
+        },
+        &[],
+        &mut |i| {
+            if i.depth == 5 {
+                last.push((i.multipv, i.pv.clone()));
+            }
+        },
+    );
     assert_eq!(last.iter().map(|l| l.0).collect::<Vec<_>>(), vec![1, 2, 3]);
     let firsts: Vec<_> = last.iter().map(|l| l.1[0]).collect();
     assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
@@ -94,12 +144,30 @@ fn multipv_reports_distinct_lines() {
 #[test]
 fn stalemate_and_checkmate_at_the_root() {
     let mut engine = Engine::new();
-    engine.set_position(Some("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[]).expect("fen");
-    let r = engine.go(&Limits { depth: Some(3), ..Default::default() }, &[], &mut |_| {});
+    engine
+        .set_position(Some("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[])
+        .expect("fen");
+    let r = engine.go(
+        &Limits {
+            depth: Some(3),
+            ..Default::default()
+        },
+        &[],
+        &mut |_| {},
+    );
     assert_eq!(r.best, None);
     assert_eq!(r.value, Value::Cp(0));
-    engine.set_position(Some("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), &[]).expect("fen");
-    let r = engine.go(&Limits { depth: Some(3), ..Default::default() }, &[], &mut |_| {});
+    engine
+        .set_position(Some("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), &[])
+        .expect("fen");
+    let r = engine.go(
+        &Limits {
+            depth: Some(3),
+            ..Default::default()
+        },
+        &[],
+        &mut |_| {},
+    );
     assert_eq!(r.best, None);
     assert_eq!(r.value, Value::Mate(0));
 }

@@ -79,7 +79,10 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { threads: 1, multipv: 1 }
+        SearchOptions {
+            threads: 1,
+            multipv: 1,
+        }
     }
 }
 
@@ -175,26 +178,29 @@ impl<'a> Worker<'a> {
     #[inline]
     fn tick(&mut self) {
         self.nodes += 1;
-        if let (true, Some(limit)) = (self.main, self.shared.node_limit) {
-            if self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed >= limit {
-                self.shared.done.store(true, Ordering::Relaxed);
-            }
+        if let (true, Some(limit)) = (self.main, self.shared.node_limit)
+            && self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed >= limit
+        {
+            self.shared.done.store(true, Ordering::Relaxed);
         }
         if self.nodes & 1023 == 0 {
-            self.shared.nodes.fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+            self.shared
+                .nodes
+                .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
             self.flushed = self.nodes;
-            if self.main {
-                if let Some(hard) = self.shared.hard {
-                    if self.shared.start.elapsed() >= hard {
-                        self.shared.done.store(true, Ordering::Relaxed);
-                    }
-                }
+            if self.main
+                && let Some(hard) = self.shared.hard
+                && self.shared.start.elapsed() >= hard
+            {
+                self.shared.done.store(true, Ordering::Relaxed);
             }
         }
     }
 
     fn flush(&mut self) {
-        self.shared.nodes.fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.shared
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
         self.flushed = self.nodes;
     }
 
@@ -208,7 +214,9 @@ impl<'a> Worker<'a> {
             return true;
         }
         let men = self.pos.men(Color::White).len() + self.pos.men(Color::Black).len();
-        men <= 6 && !self.pos.has_mating_potential(Color::White) && !self.pos.has_mating_potential(Color::Black)
+        men <= 6
+            && !self.pos.has_mating_potential(Color::White)
+            && !self.pos.has_mating_potential(Color::Black)
     }
 
     /// Material that makes null-move pruning safe: at least two men that are
@@ -240,7 +248,13 @@ impl<'a> Worker<'a> {
     }
 
     /// Ordering scores for the moves of a node.
-    fn score_moves(&self, list: &MoveList, tt_move: Move, ply: usize, scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>) {
+    fn score_moves(
+        &self,
+        list: &MoveList,
+        tt_move: Move,
+        ply: usize,
+        scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>,
+    ) {
         scores.clear();
         let us = self.pos.side_to_move();
         for &m in list.iter() {
@@ -262,7 +276,11 @@ impl<'a> Worker<'a> {
     }
 
     /// Bring the best-scored remaining move to position `i`.
-    fn pick(list: &mut MoveList, scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>, i: usize) {
+    fn pick(
+        list: &mut MoveList,
+        scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>,
+        i: usize,
+    ) {
         let mut best = i;
         for j in i + 1..list.len() {
             if scores[j] > scores[best] {
@@ -340,7 +358,15 @@ impl<'a> Worker<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn search(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, pv_node: bool, null_ok: bool) -> i32 {
+    fn search(
+        &mut self,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        pv_node: bool,
+        null_ok: bool,
+    ) -> i32 {
         self.pv[ply].clear();
         let in_check = self.pos.in_check();
         if in_check {
@@ -374,20 +400,25 @@ impl<'a> Worker<'a> {
         let hash = self.pos.hash();
         let entry = self.shared.tt.probe(hash);
         let tt_move = entry.map_or(Move::NONE, |e| e.mv);
-        if let Some(e) = entry {
-            if !pv_node && e.depth >= depth {
-                let s = from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
+        if let Some(e) = entry
+            && !pv_node
+            && e.depth >= depth
+        {
+            let s = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
             }
         }
-        let eval = if in_check { -INFINITE } else { evaluate(&self.pos) };
+        let eval = if in_check {
+            -INFINITE
+        } else {
+            evaluate(&self.pos)
+        };
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the leaves.
             if depth <= 6 && eval - 90 * depth >= beta && beta.abs() < MATE_BOUND {
@@ -434,10 +465,10 @@ impl<'a> Worker<'a> {
                             self.pos.variant().stalemate_value as i32 * (MATE - ply as i32)
                         };
                     }
-                    if i > 0 {
-                        if let Some(k) = list.iter().position(|&x| x == tt_move) {
-                            list.remove(k);
-                        }
+                    if i > 0
+                        && let Some(k) = list.iter().position(|&x| x == tt_move)
+                    {
+                        list.remove(k);
                     }
                     self.score_moves(&list, Move::NONE, ply, &mut scores);
                 }
@@ -448,9 +479,16 @@ impl<'a> Worker<'a> {
                 next += 1;
                 list[next - 1]
             };
-            let quiet = self.capture_value(m).is_none() && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
+            let quiet = self.capture_value(m).is_none()
+                && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
             // Late-move pruning of quiet moves near the leaves.
-            if !pv_node && !in_check && quiet && depth <= 3 && i >= 4 + (depth * depth) as usize && best > -MATE_BOUND {
+            if !pv_node
+                && !in_check
+                && quiet
+                && depth <= 3
+                && i >= 4 + (depth * depth) as usize
+                && best > -MATE_BOUND
+            {
                 i += 1;
                 continue;
             }
@@ -459,7 +497,11 @@ impl<'a> Worker<'a> {
             if i == 0 {
                 score = -self.search(-beta, -alpha, depth - 1, ply + 1, pv_node, true);
             } else {
-                let mut r = if quiet && !in_check { reduction(depth, i + 1) } else { 0 };
+                let mut r = if quiet && !in_check {
+                    reduction(depth, i + 1)
+                } else {
+                    0
+                };
                 if pv_node {
                     r = (r - 1).max(0);
                 }
@@ -497,10 +539,12 @@ impl<'a> Worker<'a> {
                                 self.killers[ply][0] = m;
                             }
                             let bonus = depth * depth;
-                            let idx = Cell::piece(m.part(), us).0 as usize * BOARD_CELLS + m.to().index();
+                            let idx =
+                                Cell::piece(m.part(), us).0 as usize * BOARD_CELLS + m.to().index();
                             self.history[idx] = (self.history[idx] + bonus).min(100_000);
                             for &q in &quiets_tried {
-                                let qi = Cell::piece(q.part(), us).0 as usize * BOARD_CELLS + q.to().index();
+                                let qi = Cell::piece(q.part(), us).0 as usize * BOARD_CELLS
+                                    + q.to().index();
                                 self.history[qi] = (self.history[qi] - bonus).max(-100_000);
                             }
                         }
@@ -520,12 +564,21 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.shared.tt.store(hash, best_move, to_tt(best, ply), depth, bound);
+        self.shared
+            .tt
+            .store(hash, best_move, to_tt(best, ply), depth, bound);
         best
     }
 
     /// Search the root moves `first..` with a window; returns the best score.
-    fn root_search(&mut self, roots: &mut [RootMove], first: usize, mut alpha: i32, beta: i32, depth: i32) -> i32 {
+    fn root_search(
+        &mut self,
+        roots: &mut [RootMove],
+        first: usize,
+        mut alpha: i32,
+        beta: i32,
+        depth: i32,
+    ) -> i32 {
         let mut best = -INFINITE;
         let in_check = self.pos.in_check();
         for i in first..roots.len() {
@@ -536,7 +589,11 @@ impl<'a> Worker<'a> {
                 score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
             } else {
                 let quiet = self.pos.cell(m.to()).is_empty();
-                let r = if quiet && !in_check && depth >= 3 && i - first >= 4 { 1 } else { 0 };
+                let r = if quiet && !in_check && depth >= 3 && i - first >= 4 {
+                    1
+                } else {
+                    0
+                };
                 score = -self.search(-alpha - 1, -alpha, depth - 1 - r, 1, false, true);
                 if score > alpha && (score < beta || r > 0) {
                     score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
@@ -596,7 +653,11 @@ pub fn search(
         legal.retain(|m| search_moves.contains(m));
     }
     if legal.is_empty() {
-        let value = if root.in_check() { Value::Mate(0) } else { Value::Cp(0) };
+        let value = if root.in_check() {
+            Value::Mate(0)
+        } else {
+            Value::Cp(0)
+        };
         return SearchResult {
             best: None,
             ponder: None,
@@ -605,7 +666,10 @@ pub fn search(
             nodes: 0,
         };
     }
-    let max_depth = limits.depth.unwrap_or(MAX_PLY as u32 - 10).clamp(1, MAX_PLY as u32 - 10) as i32;
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 10)
+        .clamp(1, MAX_PLY as u32 - 10) as i32;
     let threads = options.threads.max(1);
     let multipv = options.multipv.clamp(1, legal.len());
     let mut result = SearchResult {
@@ -623,7 +687,14 @@ pub fn search(
             let builder = std::thread::Builder::new().stack_size(32 << 20);
             let _ = builder.spawn_scoped(scope, move || {
                 let mut w = Worker::new(pos, shared, false);
-                let mut roots: Vec<RootMove> = legal.iter().map(|&mv| RootMove { mv, score: -INFINITE, pv: vec![mv] }).collect();
+                let mut roots: Vec<RootMove> = legal
+                    .iter()
+                    .map(|&mv| RootMove {
+                        mv,
+                        score: -INFINITE,
+                        pv: vec![mv],
+                    })
+                    .collect();
                 // Helpers start at different depths so that they desynchronise.
                 let mut depth = 1 + (id % 2) as i32;
                 while depth <= max_depth && !shared.stopped() {
@@ -636,7 +707,14 @@ pub fn search(
         }
         // The main thread.
         let mut w = Worker::new(pos.clone(), &shared, true);
-        let mut roots: Vec<RootMove> = legal.iter().map(|&mv| RootMove { mv, score: -INFINITE, pv: vec![mv] }).collect();
+        let mut roots: Vec<RootMove> = legal
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITE,
+                pv: vec![mv],
+            })
+            .collect();
         let mut prev = 0;
         for depth in 1..=max_depth {
             w.seldepth = 0;
@@ -668,7 +746,7 @@ pub fn search(
                     break;
                 }
                 // Order the searched lines by score (best first).
-                roots[pv_idx..].sort_by(|a, b| b.score.cmp(&a.score));
+                roots[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
                 if pv_idx == 0 {
                     prev = roots[0].score;
                 }
@@ -706,13 +784,15 @@ pub fn search(
             }
             // A forced mate found, or the soft time limit reached: stop.
             if !limits.infinite {
-                if roots[0].score.abs() >= MATE_BOUND && depth as i32 >= 2 * (MATE - roots[0].score.abs()) + 2 {
+                if roots[0].score.abs() >= MATE_BOUND
+                    && depth >= 2 * (MATE - roots[0].score.abs()) + 2
+                {
                     break;
                 }
-                if let Some(soft) = budget.soft {
-                    if shared.start.elapsed() >= soft.mul_f64(0.6) {
-                        break;
-                    }
+                if let Some(soft) = budget.soft
+                    && shared.start.elapsed() >= soft.mul_f64(0.6)
+                {
+                    break;
                 }
             }
         }

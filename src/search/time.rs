@@ -29,7 +29,10 @@ pub struct TimeBudget {
 impl Limits {
     pub fn budget(&self) -> TimeBudget {
         if self.infinite {
-            return TimeBudget { soft: None, hard: None };
+            return TimeBudget {
+                soft: None,
+                hard: None,
+            };
         }
         if let Some(mt) = self.movetime {
             let t = Duration::from_millis(mt.saturating_sub(self.overhead).max(1));
@@ -39,7 +42,10 @@ impl Limits {
             };
         }
         let Some(time) = self.time else {
-            return TimeBudget { soft: None, hard: None };
+            return TimeBudget {
+                soft: None,
+                hard: None,
+            };
         };
         // Plan for the moves to go (or 30 more moves), spend most of the
         // increment, never more than a third of the clock at once.
@@ -79,7 +85,11 @@ mod tests {
             movestogo: Some(1),
             ..Default::default()
         };
-        assert!(l.budget().hard.is_some_and(|h| h <= Duration::from_millis(15)));
+        assert!(
+            l.budget()
+                .hard
+                .is_some_and(|h| h <= Duration::from_millis(15))
+        );
         assert!(Limits::default().budget().hard.is_none());
     }
 }

@@ -127,7 +127,10 @@ impl TranspositionTable {
             if key == hash {
                 let old = unpack(data);
                 if let Some(old) = old {
-                    if bound != Bound::Exact && old.depth > depth + 2 && ((data >> 58) & 63) == (generation & 63) {
+                    if bound != Bound::Exact
+                        && old.depth > depth + 2
+                        && ((data >> 58) & 63) == (generation & 63)
+                    {
                         return;
                     }
                     let mv = if mv == Move::NONE { old.mv } else { mv };
@@ -182,7 +185,10 @@ mod tests {
         let m = Move(0x1234_5678 & 0x0FFF_FFFF);
         tt.store(42, m, -31000, 7, Bound::Lower);
         let e = tt.probe(42).unwrap_or_else(|| panic!("stored entry"));
-        assert_eq!((e.mv, e.score, e.depth, e.bound), (m, -31000, 7, Bound::Lower));
+        assert_eq!(
+            (e.mv, e.score, e.depth, e.bound),
+            (m, -31000, 7, Bound::Lower)
+        );
         assert!(tt.probe(43).is_none());
         tt.clear();
         assert!(tt.probe(42).is_none());

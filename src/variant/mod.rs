@@ -31,6 +31,11 @@ impl SquareSet {
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
     }
+    pub fn intersect(&mut self, o: &SquareSet) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            *a &= b;
+        }
+    }
 }
 
 /// One compiled way of moving, in board deltas for one colour.
