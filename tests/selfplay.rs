@@ -1,0 +1,42 @@
+//! Self-play games end by a rule with legal moves only, and their PGN reads
+//! back move by move.
+
+use amalgam::game::outcome;
+use amalgam::search::Limits;
+use amalgam::{Position, VariantSet};
+
+#[test]
+fn selfplay_games_end_by_rule_and_pgn_reads_back() {
+    let set = VariantSet::builtin();
+    for variant in ["chess", "combination", "team-mate", "compound"] {
+        let v = set.compile(variant).expect("variant");
+        let limits = Limits {
+            nodes: Some(300),
+            ..Default::default()
+        };
+        let (records, summary) = amalgam::selfplay::run(&v, 4, &limits, 11);
+        assert!(summary.errors.is_empty(), "{variant}: {:?}", summary.errors);
+        assert_eq!(summary.unterminated, 0, "{variant}");
+        assert_eq!(records.len(), 4);
+        for r in &records {
+            let pgn = r.pgn(v.clone()).expect("pgn");
+            assert!(pgn.contains(&format!("[Variant \"{variant}\"]")));
+            assert!(pgn.contains("[Termination "));
+            // Replay the SAN of the move text.
+            let mut pos = Position::from_fen(v.clone(), &r.start_fen).expect("fen");
+            let body: String = pgn.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ");
+            let mut played = 0;
+            for token in body.split_whitespace() {
+                if token.ends_with('.') || token.contains("...") || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token) {
+                    continue;
+                }
+                let m = pos.parse_san(token).unwrap_or_else(|e| panic!("{variant}: {token}: {e}"));
+                assert_eq!(m, r.moves[played], "{variant}: {token}");
+                pos.make(m);
+                played += 1;
+            }
+            assert_eq!(played, r.moves.len());
+            assert_eq!(outcome(&mut pos), r.result, "{variant}: final position");
+        }
+    }
+}
