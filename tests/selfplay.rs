@@ -24,13 +24,22 @@ fn selfplay_games_end_by_rule_and_pgn_reads_back() {
             assert!(pgn.contains("[Termination "));
             // Replay the SAN of the move text.
             let mut pos = Position::from_fen(v.clone(), &r.start_fen).expect("fen");
-            let body: String = pgn.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ");
+            let body: String = pgn
+                .lines()
+                .filter(|l| !l.starts_with('['))
+                .collect::<Vec<_>>()
+                .join(" ");
             let mut played = 0;
             for token in body.split_whitespace() {
-                if token.ends_with('.') || token.contains("...") || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token) {
+                if token.ends_with('.')
+                    || token.contains("...")
+                    || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token)
+                {
                     continue;
                 }
-                let m = pos.parse_san(token).unwrap_or_else(|e| panic!("{variant}: {token}: {e}"));
+                let m = pos
+                    .parse_san(token)
+                    .unwrap_or_else(|e| panic!("{variant}: {token}: {e}"));
                 assert_eq!(m, r.moves[played], "{variant}: {token}");
                 pos.make(m);
                 played += 1;

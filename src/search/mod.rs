@@ -96,6 +96,8 @@ struct Shared {
     start: Instant,
     hard: Option<Duration>,
     node_limit: Option<u64>,
+    /// The deepest iteration a helper thread completed: (depth, score, pv).
+    helper_best: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
 }
 
 impl Shared {
@@ -645,6 +647,7 @@ pub fn search(
         start: Instant::now(),
         hard: budget.hard,
         node_limit: limits.nodes,
+        helper_best: std::sync::Mutex::new(None),
     };
     tt.new_search();
     let mut root = pos.clone();
@@ -700,6 +703,19 @@ pub fn search(
                 while depth <= max_depth && !shared.stopped() {
                     w.aborted = false;
                     w.root_search(&mut roots, 0, -INFINITE, INFINITE, depth);
+                    if w.aborted {
+                        break;
+                    }
+                    // Publish the iteration; the first thread to complete the
+                    // last depth ends the search for all.
+                    if let Ok(mut best) = shared.helper_best.lock() {
+                        if best.as_ref().is_none_or(|b| b.0 < depth) {
+                            *best = Some((depth, roots[0].score, roots[0].pv.clone()));
+                        }
+                    }
+                    if depth == max_depth && limits.depth.is_some() {
+                        shared.done.store(true, Ordering::Relaxed);
+                    }
                     depth += 1;
                 }
                 w.flush();
@@ -794,6 +810,31 @@ pub fn search(
                 {
                     break;
                 }
+            }
+        }
+        // A helper may have completed a deeper iteration than the main thread.
+        let helper = shared.helper_best.lock().ok().and_then(|b| b.clone());
+        if let Some((depth, score, pv)) = helper {
+            if depth as u32 > result.depth && multipv == 1 && !pv.is_empty() {
+                w.flush();
+                let nodes = shared.nodes.load(Ordering::Relaxed);
+                let elapsed = shared.start.elapsed();
+                on_info(&SearchInfo {
+                    depth: depth as u32,
+                    seldepth: w.seldepth as u32,
+                    multipv: 1,
+                    value: Value::from_score(score),
+                    bound: None,
+                    nodes,
+                    nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
+                    time_ms: elapsed.as_millis() as u64,
+                    hashfull: shared.tt.hashfull(),
+                    pv: pv.clone(),
+                });
+                result.best = Some(pv[0]);
+                result.ponder = pv.get(1).copied();
+                result.value = Value::from_score(score);
+                result.depth = depth as u32;
             }
         }
         // An infinite search waits for `stop` before answering.
