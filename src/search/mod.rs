@@ -708,10 +708,10 @@ pub fn search(
                     }
                     // Publish the iteration; the first thread to complete the
                     // last depth ends the search for all.
-                    if let Ok(mut best) = shared.helper_best.lock() {
-                        if best.as_ref().is_none_or(|b| b.0 < depth) {
-                            *best = Some((depth, roots[0].score, roots[0].pv.clone()));
-                        }
+                    if let Ok(mut best) = shared.helper_best.lock()
+                        && best.as_ref().is_none_or(|b| b.0 < depth)
+                    {
+                        *best = Some((depth, roots[0].score, roots[0].pv.clone()));
                     }
                     if depth == max_depth && limits.depth.is_some() {
                         shared.done.store(true, Ordering::Relaxed);
@@ -814,28 +814,30 @@ pub fn search(
         }
         // A helper may have completed a deeper iteration than the main thread.
         let helper = shared.helper_best.lock().ok().and_then(|b| b.clone());
-        if let Some((depth, score, pv)) = helper {
-            if depth as u32 > result.depth && multipv == 1 && !pv.is_empty() {
-                w.flush();
-                let nodes = shared.nodes.load(Ordering::Relaxed);
-                let elapsed = shared.start.elapsed();
-                on_info(&SearchInfo {
-                    depth: depth as u32,
-                    seldepth: w.seldepth as u32,
-                    multipv: 1,
-                    value: Value::from_score(score),
-                    bound: None,
-                    nodes,
-                    nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
-                    time_ms: elapsed.as_millis() as u64,
-                    hashfull: shared.tt.hashfull(),
-                    pv: pv.clone(),
-                });
-                result.best = Some(pv[0]);
-                result.ponder = pv.get(1).copied();
-                result.value = Value::from_score(score);
-                result.depth = depth as u32;
-            }
+        if let Some((depth, score, pv)) = helper
+            && depth as u32 > result.depth
+            && multipv == 1
+            && !pv.is_empty()
+        {
+            w.flush();
+            let nodes = shared.nodes.load(Ordering::Relaxed);
+            let elapsed = shared.start.elapsed();
+            on_info(&SearchInfo {
+                depth: depth as u32,
+                seldepth: w.seldepth as u32,
+                multipv: 1,
+                value: Value::from_score(score),
+                bound: None,
+                nodes,
+                nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
+                time_ms: elapsed.as_millis() as u64,
+                hashfull: shared.tt.hashfull(),
+                pv: pv.clone(),
+            });
+            result.best = Some(pv[0]);
+            result.ponder = pv.get(1).copied();
+            result.value = Value::from_score(score);
+            result.depth = depth as u32;
         }
         // An infinite search waits for `stop` before answering.
         while limits.infinite && !shared.stop.load(Ordering::Relaxed) {
