@@ -287,7 +287,7 @@ fn safe_after(cells: &mut Cells, v: &Variant, changes: &Changes, king: usize, th
 }
 
 /// Whether making `mv` leaves the mover's king unattacked.
-pub(crate) fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
+pub fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
     let us = pos.side;
     let ch = pos.changes(mv);
     let king = pos.b.kings[us.index()] as usize;
@@ -982,8 +982,6 @@ enum Mode<'a> {
     All,
     /// Moves of men that need no legality test are only counted.
     Count(&'a mut MoveCounter),
-    /// Only captures and promotions (all moves when in check).
-    Tactical,
 }
 
 /// Legal moves of the side to move into `out` (see [`Mode`]); returns
@@ -993,9 +991,6 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
     out.clear();
     let us = pos.side;
     let king = pos.b.kings[us.index()] as usize;
-    if matches!(mode, Mode::Tactical) {
-        return tactical_pseudo_then_test(pos, out);
-    }
     let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
     if danger.checks > 0 {
         evasions(pos, out, &danger);
@@ -1022,17 +1017,6 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
         }
         let start = out.len();
         man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
-        if matches!(mode, Mode::Tactical) {
-            let mut keep = start;
-            for j in start..out.len() {
-                let m = out[j];
-                if is_tactical(pos, m) {
-                    out[keep] = m;
-                    keep += 1;
-                }
-            }
-            out.truncate(keep);
-        }
         if from == king {
             filter_from(pos, out, start, |_, _| true);
         } else if tested {
@@ -1047,7 +1031,7 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
             filter_from(pos, out, start, |m, _| m.kind() == MoveKind::EnPassant);
         }
     }
-    if !matches!(mode, Mode::Tactical) && pos.castling >> (2 * us.index()) & 3 != 0 {
+    if pos.castling >> (2 * us.index()) & 3 != 0 {
         let start = out.len();
         castling_moves(pos, us, out);
         filter_from(pos, out, start, |_, _| true);
@@ -1088,8 +1072,8 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
     n
 }
 
-/// Tactical moves without pin detection: captures and promotions are few,
-/// so each is tested after generation instead.
+/// Tactical moves without pin detection, pseudo-legal (see [`needs_test`]);
+/// every legal move when in check (then returns true).
 fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
     let us = pos.side;
     let king = pos.b.kings[us.index()] as usize;
@@ -1116,17 +1100,30 @@ fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
             out.truncate(keep);
         }
     }
-    // Only the king's moves, en passant and moves from squares on an attack
-    // path toward the king can expose it.
-    let them = us.flip().index();
-    filter_from(pos, out, 0, |m, p| {
-        let from = m.from().index();
-        from == king
-            || m.kind() == MoveKind::EnPassant
-            || p.variant.pin_lines[them]
-                [(from as isize - king as isize + crate::variant::PIN_OFFSET) as usize]
-    });
     false
+}
+
+/// Whether a pseudo-legal move from [`tactical_pseudo`] needs the legality
+/// test: only the king's moves, en passant and moves from squares on an
+/// attack path toward the king can expose it.
+#[inline]
+pub fn needs_test(pos: &Position, m: Move) -> bool {
+    let us = pos.side;
+    let king = pos.b.kings[us.index()] as isize;
+    let from = m.from().index();
+    from as isize == king
+        || m.kind() == MoveKind::EnPassant
+        || pos.variant.pin_lines[us.flip().index()]
+            [(from as isize - king + crate::variant::PIN_OFFSET) as usize]
+}
+
+/// Captures and promotions, pseudo-legal (test those that [`needs_test`]
+/// with [`leaves_king_safe`] before making them), or every legal move when
+/// in check (then returns true). Quiescence search tests lazily, since a
+/// cutoff often comes before most moves are tried.
+pub fn tactical_pseudo(pos: &mut Position, out: &mut MoveList) -> bool {
+    out.clear();
+    tactical_pseudo_then_test(pos, out)
 }
 
 /// Whether `m` is a legal move here (for a move from the transposition
@@ -1165,7 +1162,12 @@ pub fn legal_moves(pos: &mut Position, out: &mut MoveList) -> bool {
 /// Legal captures and promotions of the side to move, or every legal move
 /// when it is in check (then returns true).
 pub fn tactical_moves(pos: &mut Position, out: &mut MoveList) -> bool {
-    collect_legal(pos, out, Mode::Tactical)
+    out.clear();
+    let in_check = tactical_pseudo_then_test(pos, out);
+    if !in_check {
+        filter_from(pos, out, 0, |m, p| needs_test(p, m));
+    }
+    in_check
 }
 
 /// Number of legal moves of the side to move (perft's bulk count).

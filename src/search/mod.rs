@@ -8,7 +8,7 @@ pub mod tt;
 
 use crate::board::Position;
 use crate::eval::evaluate;
-use crate::movegen::{is_legal, legal_moves, tactical_moves};
+use crate::movegen::{is_legal, leaves_king_safe, legal_moves, needs_test, tactical_pseudo};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
 use std::sync::Arc;
@@ -22,6 +22,8 @@ pub const MATE: i32 = 32000;
 /// Scores beyond this are mate scores.
 pub const MATE_BOUND: i32 = MATE - 1000;
 const INFINITE: i32 = MATE + 1;
+/// Entries of each thread's evaluation cache (a power of two; 1 MB).
+const EVAL_CACHE_SIZE: usize = 1 << 16;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 120;
 
@@ -155,6 +157,9 @@ struct Worker<'a> {
     pv: Vec<Vec<Move>>,
     values: Vec<i32>,
     aborted: bool,
+    /// Static evaluations by position hash (positions recur often in the
+    /// quiescence search).
+    eval_cache: Vec<(u64, i32)>,
 }
 
 impl<'a> Worker<'a> {
@@ -173,7 +178,20 @@ impl<'a> Worker<'a> {
             pv: vec![Vec::new(); MAX_PLY + 2],
             values,
             aborted: false,
+            eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
         }
+    }
+
+    /// The static evaluation, through the cache.
+    fn evaluate(&mut self) -> i32 {
+        let h = self.pos.hash();
+        let slot = &mut self.eval_cache[(h as usize) & (EVAL_CACHE_SIZE - 1)];
+        if slot.0 == h && h != 0 {
+            return slot.1;
+        }
+        let e = evaluate(&self.pos);
+        *slot = (h, e);
+        e
     }
 
     /// Count a node; every 1024 nodes publish the count and check the limits.
@@ -303,10 +321,10 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return evaluate(&self.pos);
+            return self.evaluate();
         }
         let mut list = MoveList::new();
-        let in_check = tactical_moves(&mut self.pos, &mut list);
+        let in_check = tactical_pseudo(&mut self.pos, &mut list);
         if in_check && list.is_empty() {
             return -MATE + ply as i32;
         }
@@ -317,7 +335,7 @@ impl<'a> Worker<'a> {
             if quick - crate::eval::LAZY_MARGIN >= beta {
                 return quick - crate::eval::LAZY_MARGIN;
             }
-            let stand_pat = evaluate(&self.pos);
+            let stand_pat = self.evaluate();
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -340,6 +358,9 @@ impl<'a> Worker<'a> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let m = list[i];
+            if !in_check && needs_test(&self.pos, m) && !leaves_king_safe(&mut self.pos, m) {
+                continue;
+            }
             self.pos.make(m);
             let score = -self.qsearch(-beta, -alpha, ply + 1);
             self.pos.unmake();
@@ -386,7 +407,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return evaluate(&self.pos);
+            return self.evaluate();
         }
         if ply > 0 {
             if self.is_draw() {
@@ -416,11 +437,7 @@ impl<'a> Worker<'a> {
                 return s;
             }
         }
-        let eval = if in_check {
-            -INFINITE
-        } else {
-            evaluate(&self.pos)
-        };
+        let eval = if in_check { -INFINITE } else { self.evaluate() };
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the leaves.
             if depth <= 6 && eval - 90 * depth >= beta && beta.abs() < MATE_BOUND {
