@@ -500,23 +500,27 @@ impl<'a> Worker<'a> {
             };
             let quiet = self.capture_value(m).is_none()
                 && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
+            self.pos.make(m);
+            // Checking moves are neither pruned nor reduced.
+            let gives_check = quiet && self.pos.in_check();
             // Late-move pruning of quiet moves near the leaves.
             if !pv_node
                 && !in_check
                 && quiet
+                && !gives_check
                 && depth <= 3
                 && i >= 4 + (depth * depth) as usize
                 && best > -MATE_BOUND
             {
+                self.pos.unmake();
                 i += 1;
                 continue;
             }
-            self.pos.make(m);
             let mut score;
             if i == 0 {
                 score = -self.search(-beta, -alpha, depth - 1, ply + 1, pv_node, true);
             } else {
-                let mut r = if quiet && !in_check {
+                let mut r = if quiet && !in_check && !gives_check {
                     reduction(depth, i + 1)
                 } else {
                     0
