@@ -160,6 +160,9 @@ struct Worker<'a> {
     /// Static evaluations by position hash (positions recur often in the
     /// quiescence search).
     eval_cache: Vec<(u64, i32)>,
+    /// Whether the position with this hash is in check, when the parent node
+    /// already found out (saves the child a scan).
+    check_hint: (u64, bool),
 }
 
 impl<'a> Worker<'a> {
@@ -179,6 +182,7 @@ impl<'a> Worker<'a> {
             values,
             aborted: false,
             eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
+            check_hint: (0, false),
         }
     }
 
@@ -391,7 +395,11 @@ impl<'a> Worker<'a> {
         null_ok: bool,
     ) -> i32 {
         self.pv[ply].clear();
-        let in_check = self.pos.in_check();
+        let in_check = if self.check_hint.0 == self.pos.hash() {
+            self.check_hint.1
+        } else {
+            self.pos.in_check()
+        };
         if in_check {
             depth += 1;
         }
@@ -437,8 +445,8 @@ impl<'a> Worker<'a> {
                 return s;
             }
         }
-        let eval = if in_check { -INFINITE } else { self.evaluate() };
         if !pv_node && !in_check && ply > 0 {
+            let eval = self.evaluate();
             // Reverse futility: far above beta near the leaves.
             if depth <= 6 && eval - 90 * depth >= beta && beta.abs() < MATE_BOUND {
                 return eval;
@@ -503,6 +511,9 @@ impl<'a> Worker<'a> {
             self.pos.make(m);
             // Checking moves are neither pruned nor reduced.
             let gives_check = quiet && self.pos.in_check();
+            if quiet {
+                self.check_hint = (self.pos.hash(), gives_check);
+            }
             // Late-move pruning of quiet moves near the leaves.
             if !pv_node
                 && !in_check
