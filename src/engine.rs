@@ -137,6 +137,11 @@ impl Engine {
         self.stop.store(true, Ordering::Relaxed);
     }
 
+    /// Forget an earlier stop request (before a new search).
+    pub fn clear_stop(&self) {
+        self.stop.store(false, Ordering::Relaxed);
+    }
+
     /// Search the current position. Blocks until the search ends; `on_info`
     /// receives the progress. `search_moves` limits the root moves (empty: all).
     pub fn go(

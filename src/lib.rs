@@ -9,6 +9,7 @@ pub mod eval;
 pub mod game;
 pub mod movegen;
 pub mod perft;
+pub mod protocol;
 pub mod search;
 pub mod selfplay;
 pub mod types;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str = "usage:
+  amalgam [--variants FILE]... [--uci | --xboard]   protocol loop (detected from the first command)
   amalgam [--variants FILE]... COMMAND ...
   perft VARIANT FEN|startpos DEPTH [--divide] [--threads N]
   bench [VARIANT] [--depth D] [--threads N]
@@ -42,8 +43,16 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
             rest.push(a);
         }
     }
+    let forced = match rest.first().map(String::as_str) {
+        Some("--uci") => Some(amalgam::protocol::Protocol::Uci),
+        Some("--xboard") => Some(amalgam::protocol::Protocol::Xboard),
+        _ => None,
+    };
+    if rest.is_empty() || forced.is_some() {
+        amalgam::protocol::run(amalgam::engine::Engine::with_variants(set), forced);
+        return Ok(ExitCode::SUCCESS);
+    }
     let Some(command) = rest.first().cloned() else {
-        println!("{USAGE}");
         return Ok(ExitCode::SUCCESS);
     };
     let args = &rest[1..];

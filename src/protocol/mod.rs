@@ -1,0 +1,63 @@
+//! Protocol front ends over the engine API. The protocol is detected from
+//! the first command (`uci` or `xboard`), or forced with `--uci`/`--xboard`.
+//! Input is read on its own thread so that `stop`, `isready` and `quit` are
+//! answered while the engine thinks.
+
+pub mod uci;
+
+use crate::engine::Engine;
+use std::io::BufRead;
+use std::sync::mpsc::{Receiver, channel};
+
+/// Which protocol to speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Uci,
+    Xboard,
+}
+
+/// Lines of standard input, read on their own thread. The channel closes at
+/// end of input.
+pub fn stdin_lines() -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Run the protocol loop until `quit` or the end of input.
+pub fn run(engine: Engine, forced: Option<Protocol>) {
+    let rx = stdin_lines();
+    let mut first: Option<String> = None;
+    let protocol = match forced {
+        Some(p) => p,
+        None => loop {
+            let Ok(line) = rx.recv() else { return };
+            match line.split_whitespace().next() {
+                Some("uci") => {
+                    first = Some(line);
+                    break Protocol::Uci;
+                }
+                Some("xboard") => break Protocol::Xboard,
+                Some("quit") => return,
+                None => continue,
+                Some(_) => println!("info string send 'uci' (or 'xboard') first"),
+            }
+        },
+    };
+    match protocol {
+        Protocol::Uci => uci::run(engine, rx, first),
+        Protocol::Xboard => {
+            // The XBoard front end is not written yet: say so in its own
+            // error form and end, rather than half-speak the protocol.
+            println!("Error (not implemented): xboard protocol");
+        }
+    }
+}

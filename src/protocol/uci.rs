@@ -1,0 +1,327 @@
+//! UCI front end. `vampirc-uci` parses the messages its grammar knows; the
+//! `position` and `go` commands are parsed here, because variant moves (files
+//! past h, ranks past 8, stack and Brute letters) are beyond that grammar.
+//! Bad input gets an `info string` and changes nothing.
+
+use crate::engine::{Engine, info_line};
+use crate::search::Limits;
+use crate::types::Move;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use vampirc_uci::UciMessage;
+
+/// Default for the `Move Overhead` option, in milliseconds.
+const DEFAULT_OVERHEAD_MS: u64 = 30;
+
+struct Uci {
+    engine: Arc<Mutex<Engine>>,
+    stop: Arc<AtomicBool>,
+    search: Option<JoinHandle<()>>,
+    overhead: u64,
+    /// Time limits of a `go ponder`, applied at `ponderhit`.
+    ponder_limits: Option<Limits>,
+    /// Counts searches, so that a `ponderhit` timer stops only its own search.
+    search_id: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Run UCI until `quit` or the end of input; `first` is a line already read.
+pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
+    let stop = engine.stop_handle();
+    let mut uci = Uci {
+        engine: Arc::new(Mutex::new(engine)),
+        stop,
+        search: None,
+        overhead: DEFAULT_OVERHEAD_MS,
+        ponder_limits: None,
+        search_id: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+    };
+    if let Some(line) = first
+        && !uci.command(&line)
+    {
+        return;
+    }
+    while let Ok(line) = rx.recv() {
+        if !uci.command(&line) {
+            break;
+        }
+    }
+    uci.stop.store(true, Ordering::Relaxed);
+    uci.wait();
+}
+
+fn say(s: &str) {
+    println!("{s}");
+}
+
+impl Uci {
+    /// Wait for a running search to end.
+    fn wait(&mut self) {
+        if let Some(h) = self.search.take() {
+            let _ = h.join();
+        }
+    }
+
+    fn engine(&self) -> std::sync::MutexGuard<'_, Engine> {
+        match self.engine.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Handle one line; false on `quit`.
+    fn command(&mut self, line: &str) -> bool {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&cmd) = words.first() else {
+            return true;
+        };
+        match cmd {
+            "position" => {
+                self.wait();
+                if let Err(e) = self.position(&words[1..]) {
+                    say(&format!("info string error: {e}"));
+                }
+                return true;
+            }
+            "go" => {
+                self.wait();
+                if let Err(e) = self.go(&words[1..]) {
+                    say(&format!("info string error: {e}"));
+                }
+                return true;
+            }
+            _ => {}
+        }
+        match vampirc_uci::parse_one(line) {
+            UciMessage::Uci => self.identify(),
+            UciMessage::IsReady => say("readyok"),
+            UciMessage::UciNewGame => {
+                self.wait();
+                let mut e = self.engine();
+                e.new_game();
+                let _ = e.set_position(None, &[]);
+            }
+            UciMessage::SetOption { name, value } => {
+                self.wait();
+                if let Err(e) = self.set_option(&name, value.as_deref().unwrap_or("")) {
+                    say(&format!("info string error: {e}"));
+                }
+            }
+            UciMessage::Stop => self.stop.store(true, Ordering::Relaxed),
+            UciMessage::PonderHit => self.ponderhit(),
+            UciMessage::Quit => return false,
+            UciMessage::Debug(_) | UciMessage::Register { .. } => {}
+            _ => say(&format!(
+                "info string error: unknown command: {}",
+                line.trim()
+            )),
+        }
+        true
+    }
+
+    fn identify(&self) {
+        let e = self.engine();
+        say(&format!("id name Amalgam {}", env!("CARGO_PKG_VERSION")));
+        say("id author the Amalgam developers");
+        say(&format!(
+            "option name Hash type spin default {} min 1 max 65536",
+            crate::engine::DEFAULT_HASH_MB
+        ));
+        say("option name Threads type spin default 1 min 1 max 256");
+        say("option name MultiPV type spin default 1 min 1 max 256");
+        say("option name Ponder type check default false");
+        say(&format!(
+            "option name Move Overhead type spin default {DEFAULT_OVERHEAD_MS} min 0 max 5000"
+        ));
+        let vars: String = e
+            .variants()
+            .names()
+            .iter()
+            .map(|n| format!(" var {n}"))
+            .collect();
+        say(&format!(
+            "option name UCI_Variant type combo default {}{vars}",
+            e.variant().name
+        ));
+        say("option name VariantPath type string default <empty>");
+        say("uciok");
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let number = || {
+            value
+                .trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{name}: bad value '{value}'"))
+        };
+        let mut e = self.engine();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "hash" => e.set_hash_mb(number()?),
+            "threads" => e.set_threads(number()?),
+            "multipv" => e.set_multipv(number()?),
+            "ponder" => {}
+            "move overhead" => {
+                let n = number()? as u64;
+                drop(e);
+                self.overhead = n;
+            }
+            "uci_variant" => e.set_variant(value.trim())?,
+            "variantpath" => {
+                let path = value.trim();
+                let (names, errors) = e
+                    .variants_mut()
+                    .load_file(path)
+                    .map_err(|x| x.to_string())?;
+                if let Some(err) = errors.first() {
+                    return Err(err.to_string());
+                }
+                say(&format!("info string loaded {}", names.join(", ")));
+            }
+            other => return Err(format!("unknown option '{other}'")),
+        }
+        Ok(())
+    }
+
+    fn position(&mut self, args: &[&str]) -> Result<(), String> {
+        let moves_at = args.iter().position(|w| *w == "moves");
+        let (head, moves) = match moves_at {
+            Some(i) => (&args[..i], &args[i + 1..]),
+            None => (args, &args[args.len()..]),
+        };
+        let fen = match head.first() {
+            Some(&"startpos") if head.len() == 1 => None,
+            Some(&"fen") if head.len() > 1 => Some(head[1..].join(" ")),
+            _ => return Err("position needs 'startpos' or 'fen FEN'".into()),
+        };
+        self.engine().set_position(fen.as_deref(), moves)
+    }
+
+    fn go(&mut self, args: &[&str]) -> Result<(), String> {
+        let mut limits = Limits {
+            overhead: self.overhead,
+            ..Default::default()
+        };
+        let (mut wtime, mut btime, mut winc, mut binc) = (None, None, 0, 0);
+        let mut ponder = false;
+        let mut search_moves: Vec<Move> = Vec::new();
+        let mut i = 0;
+        let num = |i: usize| -> Result<u64, String> {
+            args.get(i + 1)
+                .and_then(|s| s.parse::<i64>().ok())
+                .map(|n| n.max(0) as u64)
+                .ok_or_else(|| format!("go {}: needs a number", args[i]))
+        };
+        let mut pos = self.engine().position().clone();
+        while i < args.len() {
+            match args[i] {
+                "wtime" => wtime = Some(num(i)?),
+                "btime" => btime = Some(num(i)?),
+                "winc" => winc = num(i)?,
+                "binc" => binc = num(i)?,
+                "movestogo" => limits.movestogo = Some(num(i)? as u32),
+                "depth" => limits.depth = Some(num(i)? as u32),
+                "nodes" => limits.nodes = Some(num(i)?),
+                "movetime" => limits.movetime = Some(num(i)?),
+                "mate" => limits.depth = Some(2 * num(i)? as u32),
+                "infinite" => {
+                    limits.infinite = true;
+                    i += 1;
+                    continue;
+                }
+                "ponder" => {
+                    ponder = true;
+                    i += 1;
+                    continue;
+                }
+                "searchmoves" => {
+                    i += 1;
+                    while i < args.len() {
+                        match pos.parse_move(args[i]) {
+                            Ok(m) => search_moves.push(m),
+                            Err(_) => break,
+                        }
+                        i += 1;
+                    }
+                    continue;
+                }
+                other => return Err(format!("go: unknown parameter '{other}'")),
+            }
+            i += 2;
+        }
+        let white = pos.side_to_move() == crate::Color::White;
+        let (mine, theirs, inc, oinc) = if white {
+            (wtime, btime, winc, binc)
+        } else {
+            (btime, wtime, binc, winc)
+        };
+        limits.time = mine;
+        limits.opponent_time = theirs;
+        limits.inc = inc;
+        limits.opponent_inc = oinc;
+        if ponder {
+            self.ponder_limits = Some(limits.clone());
+            limits = Limits {
+                infinite: true,
+                ..Default::default()
+            };
+        } else {
+            self.ponder_limits = None;
+        }
+        let engine = self.engine.clone();
+        self.search_id.fetch_add(1, Ordering::Relaxed);
+        self.stop.store(false, Ordering::Relaxed);
+        self.search = Some(
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || {
+                    let mut e = match engine.lock() {
+                        Ok(g) => g,
+                        Err(p) => p.into_inner(),
+                    };
+                    let root = e.position().clone();
+                    let r = e.go(&limits, &search_moves, &mut |info| {
+                        say(&info_line(&root, info))
+                    });
+                    let best = r.best.map(|m| root.move_text(m));
+                    match best {
+                        None => say("bestmove 0000"),
+                        Some(b) => {
+                            let mut after = root.clone();
+                            if let Some(m) = r.best {
+                                after.make(m);
+                            }
+                            match r.ponder.filter(|p| after.legal_moves().contains(p)) {
+                                Some(p) => {
+                                    say(&format!("bestmove {b} ponder {}", after.move_text(p)))
+                                }
+                                None => say(&format!("bestmove {b}")),
+                            }
+                        }
+                    }
+                })
+                .map_err(|e| format!("cannot start the search: {e}"))?,
+        );
+        Ok(())
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a
+    /// timed one, stopped after the budget its clock allows.
+    fn ponderhit(&mut self) {
+        let Some(limits) = self.ponder_limits.take() else {
+            return;
+        };
+        let budget = limits.budget();
+        let stop = self.stop.clone();
+        let ids = self.search_id.clone();
+        let id = ids.load(Ordering::Relaxed);
+        if let Some(soft) = budget.soft {
+            std::thread::spawn(move || {
+                std::thread::sleep(soft);
+                if ids.load(Ordering::Relaxed) == id {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! UCI transcripts against the real binary: handshake, variant switch,
+//! positions with moves, searches with each kind of limit, `stop` and
+//! `isready` while searching, malformed lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Session {
+    fn start() -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_amalgam"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("engine starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            lines: rx,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("no '{prefix}' line; got {seen:?}"));
+            let done = line.starts_with(prefix);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn handshake_lists_options_and_variants() {
+    let mut s = Session::start();
+    s.send("uci");
+    let lines = s.until("uciok");
+    assert!(lines[0].starts_with("id name Amalgam"));
+    let variant = lines
+        .iter()
+        .find(|l| l.contains("name UCI_Variant"))
+        .expect("UCI_Variant option");
+    for v in ["chess", "combination", "team-mate", "compound"] {
+        assert!(variant.contains(&format!("var {v}")), "{variant}");
+    }
+    for o in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "Ponder",
+        "Move Overhead",
+        "VariantPath",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.contains(&format!("name {o} type"))),
+            "option {o}"
+        );
+    }
+    s.send("isready");
+    assert_eq!(
+        s.until("readyok").last().map(String::as_str),
+        Some("readyok")
+    );
+}
+
+#[test]
+fn every_variant_searches_after_moves() {
+    let mut s = Session::start();
+    s.send("uci");
+    s.until("uciok");
+    let cases = [
+        ("chess", "e2e4 e7e5"),
+        ("combination", "a1b1 h8g8"),
+        ("team-mate", "e2e4 e7e5"),
+        ("compound", "b2b4 i7i5"),
+    ];
+    for (v, moves) in cases {
+        s.send(&format!("setoption name UCI_Variant value {v}"));
+        s.send(&format!("position startpos moves {moves}"));
+        s.send("go depth 4");
+        let lines = s.until("bestmove");
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth 4 ")),
+            "{v}: {lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("error")), "{v}: {lines:?}");
+        let best = lines.last().expect("bestmove");
+        assert!(
+            best.split_whitespace().nth(1).is_some_and(|m| m.len() >= 4),
+            "{v}: {best}"
+        );
+    }
+}
+
+#[test]
+fn limits_stop_and_isready_while_thinking() {
+    let mut s = Session::start();
+    s.send("uci");
+    s.until("uciok");
+    s.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    s.send("go nodes 3000");
+    s.until("bestmove");
+    s.send("go movetime 200");
+    s.until("bestmove");
+    s.send("go wtime 2000 btime 2000 winc 20 binc 20 movestogo 10");
+    s.until("bestmove");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    s.send("isready");
+    let lines = s.until("readyok");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "infinite search ended early"
+    );
+    s.send("stop");
+    s.until("bestmove");
+    s.send("go depth 3 searchmoves a2a3 b2b3");
+    let best = s.until("bestmove").pop().expect("line");
+    assert!(
+        best.starts_with("bestmove a2a3") || best.starts_with("bestmove b2b3"),
+        "{best}"
+    );
+}
+
+#[test]
+fn malformed_lines_get_info_strings_and_change_nothing() {
+    let mut s = Session::start();
+    s.send("uci");
+    s.until("uciok");
+    for bad in [
+        "position startpos moves e2e5",
+        "position fen 8/8/8 w - - 0 1",
+        "position",
+        "go depth lots",
+        "setoption name Hash value many",
+        "setoption name UCI_Variant value shogi",
+        "setoption name Nonsense value 1",
+        "flibbertigibbet",
+    ] {
+        s.send(bad);
+        s.send("isready");
+        let lines = s.until("readyok");
+        assert!(
+            lines.iter().any(|l| l.starts_with("info string error")),
+            "{bad}: {lines:?}"
+        );
+    }
+    // The position is still the start position of chess.
+    s.send("go depth 1 searchmoves e2e4");
+    assert_eq!(s.until("bestmove").pop().as_deref(), Some("bestmove e2e4"));
+}
