@@ -344,6 +344,21 @@ struct PartCtx<'a> {
 }
 
 impl PartCtx<'_> {
+    /// A non-capturing move to an empty square (promoting where it must).
+    #[inline(always)]
+    fn quiet(&self, out: &mut MoveList, to: usize) {
+        emit(
+            out,
+            self.v,
+            self.us,
+            self.from,
+            to,
+            self.part,
+            MoveKind::Normal,
+            self.promotes,
+        );
+    }
+
     /// A move or capture onto an occupied square (enemy: capture when whole;
     /// friend: merge when allowed).
     #[inline(always)]
@@ -409,16 +424,7 @@ fn part_moves(
         let to = s + d as isize;
         let c = at(cells, to);
         if c.is_empty() {
-            emit(
-                out,
-                v,
-                us,
-                from,
-                to as usize,
-                part,
-                MoveKind::Normal,
-                cx.promotes,
-            );
+            cx.quiet(out, to as usize);
         } else if !c.is_offboard() {
             cx.onto_man(out, to as usize, c);
         }
@@ -426,16 +432,7 @@ fn part_moves(
     for &d in &fast.quiet_leaps {
         let to = s + d as isize;
         if at(cells, to).is_empty() {
-            emit(
-                out,
-                v,
-                us,
-                from,
-                to as usize,
-                part,
-                MoveKind::Normal,
-                cx.promotes,
-            );
+            cx.quiet(out, to as usize);
         }
     }
     if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {

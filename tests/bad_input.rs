@@ -5,21 +5,7 @@ mod common;
 
 use amalgam::variant::VariantSet;
 use amalgam::{MoveError, Position};
-use common::data_dir;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use common::{Rng, data_dir};
 
 fn corpus(name: &str) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(data_dir().join(name)).expect("corpus file");

@@ -5,19 +5,7 @@
 mod common;
 
 use amalgam::{Position, VariantSet};
-use common::{position, test_positions};
-
-/// Deterministic pseudo-random numbers (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+use common::{Rng, position, test_positions};
 
 /// Everything make/unmake must restore.
 fn snapshot(p: &Position) -> (String, u64, u8, Option<amalgam::Square>, u32, u32) {

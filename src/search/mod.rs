@@ -186,6 +186,18 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Count a node at `ply`; a score when the search must return at once
+    /// (stopped, or at the maximum ply).
+    fn enter_node(&mut self, ply: usize) -> Option<i32> {
+        self.tick();
+        self.seldepth = self.seldepth.max(ply);
+        if self.shared.stopped() {
+            self.aborted = true;
+            return Some(0);
+        }
+        (ply >= MAX_PLY).then(|| self.evaluate())
+    }
+
     /// The static evaluation, through the cache.
     fn evaluate(&mut self) -> i32 {
         let h = self.pos.hash();
@@ -316,16 +328,8 @@ impl<'a> Worker<'a> {
     }
 
     fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        self.tick();
-        if ply > self.seldepth {
-            self.seldepth = ply;
-        }
-        if self.shared.stopped() {
-            self.aborted = true;
-            return 0;
-        }
-        if ply >= MAX_PLY {
-            return self.evaluate();
+        if let Some(score) = self.enter_node(ply) {
+            return score;
         }
         let mut list = MoveList::new();
         let in_check = tactical_pseudo(&mut self.pos, &mut list);
@@ -406,16 +410,8 @@ impl<'a> Worker<'a> {
         if depth <= 0 {
             return self.qsearch(alpha, beta, ply);
         }
-        self.tick();
-        if ply > self.seldepth {
-            self.seldepth = ply;
-        }
-        if self.shared.stopped() {
-            self.aborted = true;
-            return 0;
-        }
-        if ply >= MAX_PLY {
-            return self.evaluate();
+        if let Some(score) = self.enter_node(ply) {
+            return score;
         }
         if ply > 0 {
             if self.is_draw() {

@@ -58,3 +58,19 @@ pub fn position(set: &VariantSet, variant: &str, fen: &str) -> Position {
         .unwrap_or_else(|e| panic!("{variant}: {e:?}"));
     Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{variant} {fen}: {e}"))
 }
+
+/// Deterministic pseudo-random numbers (xorshift64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
