@@ -344,9 +344,9 @@ struct PartCtx<'a> {
 }
 
 impl PartCtx<'_> {
-    /// A non-capturing move to an empty square (promoting where it must).
+    /// A move arriving on `to` (promoting where it must).
     #[inline(always)]
-    fn quiet(&self, out: &mut MoveList, to: usize) {
+    fn arrive(&self, out: &mut MoveList, to: usize) {
         emit(
             out,
             self.v,
@@ -365,16 +365,7 @@ impl PartCtx<'_> {
     fn onto_man(&self, out: &mut MoveList, to: usize, c: Cell) {
         if c.color() != self.us {
             if self.whole {
-                emit(
-                    out,
-                    self.v,
-                    self.us,
-                    self.from,
-                    to,
-                    self.part,
-                    MoveKind::Normal,
-                    self.promotes,
-                );
+                self.arrive(out, to);
             }
         } else if self.stackable
             && let Some(merged) = self.v.merge(self.part, c.kind())
@@ -424,7 +415,7 @@ fn part_moves(
         let to = s + d as isize;
         let c = at(cells, to);
         if c.is_empty() {
-            cx.quiet(out, to as usize);
+            cx.arrive(out, to as usize);
         } else if !c.is_offboard() {
             cx.onto_man(out, to as usize, c);
         }
@@ -432,7 +423,7 @@ fn part_moves(
     for &d in &fast.quiet_leaps {
         let to = s + d as isize;
         if at(cells, to).is_empty() {
-            cx.quiet(out, to as usize);
+            cx.arrive(out, to as usize);
         }
     }
     if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
@@ -1154,17 +1145,6 @@ pub fn is_legal(pos: &mut Position, m: Move) -> bool {
 /// All legal moves of the side to move; returns whether it is in check.
 pub fn legal_moves(pos: &mut Position, out: &mut MoveList) -> bool {
     collect_legal(pos, out, Mode::All)
-}
-
-/// Legal captures and promotions of the side to move, or every legal move
-/// when it is in check (then returns true).
-pub fn tactical_moves(pos: &mut Position, out: &mut MoveList) -> bool {
-    out.clear();
-    let in_check = tactical_pseudo_then_test(pos, out);
-    if !in_check {
-        filter_from(pos, out, 0, |m, p| needs_test(p, m));
-    }
-    in_check
 }
 
 /// Number of legal moves of the side to move (perft's bulk count).

@@ -143,6 +143,20 @@ struct RootMove {
     pv: Vec<Move>,
 }
 
+impl RootMove {
+    /// The root moves, not yet searched.
+    fn list(legal: &[Move]) -> Vec<RootMove> {
+        legal
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITE,
+                pv: vec![mv],
+            })
+            .collect()
+    }
+}
+
 /// One search thread.
 struct Worker<'a> {
     pos: Position,
@@ -718,14 +732,7 @@ pub fn search(
             let builder = std::thread::Builder::new().stack_size(32 << 20);
             let _ = builder.spawn_scoped(scope, move || {
                 let mut w = Worker::new(pos, shared, false);
-                let mut roots: Vec<RootMove> = legal
-                    .iter()
-                    .map(|&mv| RootMove {
-                        mv,
-                        score: -INFINITE,
-                        pv: vec![mv],
-                    })
-                    .collect();
+                let mut roots = RootMove::list(&legal);
                 // Helpers start at different depths so that they desynchronise.
                 let mut depth = 1 + (id % 2) as i32;
                 while depth <= max_depth && !shared.stopped() {
@@ -751,14 +758,7 @@ pub fn search(
         }
         // The main thread.
         let mut w = Worker::new(pos.clone(), &shared, true);
-        let mut roots: Vec<RootMove> = legal
-            .iter()
-            .map(|&mv| RootMove {
-                mv,
-                score: -INFINITE,
-                pv: vec![mv],
-            })
-            .collect();
+        let mut roots = RootMove::list(&legal);
         let mut prev = 0;
         for depth in 1..=max_depth {
             w.seldepth = 0;
