@@ -20,6 +20,9 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     options: SearchOptions,
     stop: Arc<AtomicBool>,
+    /// Whether variants with a pair promotion (`pairPromotionTypes`) keep it;
+    /// off, they play as engines that lack it expect (Fairy-Max's Team-Mate).
+    pair_promotion: bool,
 }
 
 impl Engine {
@@ -53,6 +56,7 @@ impl Engine {
             tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
             options: SearchOptions::default(),
             stop: Arc::new(AtomicBool::new(false)),
+            pair_promotion: true,
         }
     }
 
@@ -78,15 +82,30 @@ impl Engine {
 
     /// Switch to a variant (its start position). Errors leave the engine as it was.
     pub fn set_variant(&mut self, name: &str) -> Result<(), String> {
-        let v = self.variants.compile(name).map_err(|e| {
+        let mut v = self.variants.compile(name).map_err(|e| {
             e.iter()
                 .map(|x| x.to_string())
                 .collect::<Vec<_>>()
                 .join("; ")
         })?;
+        if !self.pair_promotion && v.has_pair_promotion() {
+            v = Arc::new(v.without_pair_promotion());
+        }
         self.position = Position::startpos(v.clone());
         self.variant = v;
         Ok(())
+    }
+
+    /// Switch the pair promotion of variants that have one on or off. The
+    /// current variant is compiled again and set to its start position.
+    pub fn set_pair_promotion(&mut self, on: bool) -> Result<(), String> {
+        self.pair_promotion = on;
+        let name = self.variant.name.clone();
+        self.set_variant(&name)
+    }
+
+    pub fn pair_promotion(&self) -> bool {
+        self.pair_promotion
     }
 
     /// Set the position: a FEN (`None` for the start position) and moves in

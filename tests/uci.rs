@@ -186,3 +186,44 @@ fn malformed_lines_get_info_strings_and_change_nothing() {
     s.send("go depth 1 searchmoves e2e4");
     assert_eq!(s.until("bestmove").pop().as_deref(), Some("bestmove e2e4"));
 }
+
+#[test]
+fn pair_promotion_option_switches_the_brute_pair() {
+    let mut s = Session::start();
+    s.send("uci");
+    let lines = s.until("uciok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name PairPromotion type check default true"),
+        "{lines:?}"
+    );
+    s.send("setoption name UCI_Variant value team-mate");
+    let fen = "position fen 4k3/P7/8/8/8/8/8/4K3 w - - 0 1 moves a7a8b";
+    // On (the default): the pair promotion is a legal move.
+    s.send(fen);
+    s.send("isready");
+    let lines = s.until("readyok");
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    // Off: the same move is refused, a single-piece promotion is not.
+    s.send("setoption name PairPromotion value false");
+    s.send(fen);
+    s.send("isready");
+    let lines = s.until("readyok");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string error")),
+        "{lines:?}"
+    );
+    s.send("position fen 4k3/P7/8/8/8/8/8/4K3 w - - 0 1 moves a7a8u");
+    s.send("setoption name PairPromotion value maybe");
+    s.send("isready");
+    let lines = s.until("readyok");
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("error")).count(),
+        1,
+        "{lines:?}"
+    );
+    s.send("go depth 3");
+    let best = s.until("bestmove");
+    assert!(best.last().is_some_and(|b| b.starts_with("bestmove ")));
+}

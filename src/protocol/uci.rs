@@ -145,6 +145,18 @@ impl Uci {
             e.variant().name
         ));
         say("option name VariantPath type string default <empty>");
+        // Offered only when a loaded variant defines a pair promotion.
+        let has_pair = e.variants().names().iter().any(|n| {
+            e.variants()
+                .compile(n)
+                .is_ok_and(|v| v.has_pair_promotion())
+        });
+        if has_pair {
+            say(&format!(
+                "option name PairPromotion type check default {}",
+                e.pair_promotion()
+            ));
+        }
         say("uciok");
     }
 
@@ -167,6 +179,11 @@ impl Uci {
                 self.overhead = n;
             }
             "uci_variant" => e.set_variant(value.trim())?,
+            "pairpromotion" => match value.trim() {
+                "true" => e.set_pair_promotion(true)?,
+                "false" => e.set_pair_promotion(false)?,
+                _ => return Err(format!("{name}: bad value '{value}' (true or false)")),
+            },
             "variantpath" => {
                 let path = value.trim();
                 let (names, errors) = e

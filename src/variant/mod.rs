@@ -365,6 +365,15 @@ impl Variant {
         !self.pair_promotion_types.is_empty()
     }
 
+    /// The same variant without its pair promotion: pawns promote only to
+    /// the single pieces of `promotionPieceTypes`.
+    pub fn without_pair_promotion(&self) -> Variant {
+        Variant {
+            pair_promotion_types: Vec::new(),
+            ..self.clone()
+        }
+    }
+
     /// Name of a square, e.g. `e4` or `j10`.
     pub fn square_name(&self, sq: Square) -> String {
         format!("{}{}", crate::types::file_char(sq.file()), sq.rank() + 1)
