@@ -66,6 +66,9 @@ pub struct EvalTables {
     pub max_phase: i32,
     /// Middlegame value of each piece type, for move ordering and pruning.
     pub value: Vec<i32>,
+    /// Per cell code: the slide directions counted for mobility (empty for
+    /// pawn types and men that do not slide).
+    pub rides: Vec<Vec<i16>>,
 }
 
 /// Value of a pawn-type man; everything is scaled to it.
@@ -206,11 +209,21 @@ pub fn build_tables(v: &Variant, values: &[i32]) -> EvalTables {
     }
     // The start position's phase is the top of the taper.
     let max_phase = start_phase(v, &phase).max(1);
+    let mut rides = vec![Vec::new(); codes];
+    for (i, p) in v.pieces.iter().enumerate() {
+        if v.promotion_pawns & PieceType(i as u8).bit() == 0 {
+            for color in Color::BOTH {
+                rides[Cell::piece(PieceType(i as u8), color).0 as usize] =
+                    p.fast[color.index()].rides.clone();
+            }
+        }
+    }
     EvalTables {
         psq,
         phase,
         max_phase,
         value,
+        rides,
     }
 }
 
@@ -376,14 +389,9 @@ pub fn evaluate_with(pos: &Position, pawns: &mut PawnCache) -> i32 {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         let mut free = 0;
         for &sq in pos.men(color) {
-            let kind = cells[sq as usize].kind();
-            let rides = &v.piece(kind).fast[color.index()].rides;
-            if rides.is_empty() || v.promotion_pawns & kind.bit() != 0 {
-                continue;
-            }
             // Mobility of sliders, cheaply: the directions not blocked at
             // the first step by a friendly man.
-            free += rides
+            free += t.rides[cells[sq as usize].0 as usize]
                 .iter()
                 .filter(|&&d| !cells[(sq as isize + d as isize) as usize].is_color(color))
                 .count() as i32;

@@ -27,6 +27,9 @@ pub struct Undo {
     ep_in_hash: bool,
     halfmove: u32,
     hash: u64,
+    pawn_hash: u64,
+    psq: crate::eval::Score,
+    phase: i32,
 }
 
 /// A board change list: (square, new contents).
@@ -80,6 +83,25 @@ impl Board {
             }
             self.psq += e.psq[cell.0 as usize * BOARD_CELLS + sq];
             self.phase += e.phase[cell.0 as usize];
+            if !old.is_piece() || cell.color() != old.color() {
+                self.list_add(cell.color(), sq);
+            }
+            if cell.kind() == v.king {
+                self.kings[cell.color().index()] = sq as u8;
+            }
+        }
+        self.cells[sq] = cell;
+    }
+
+    /// Put `cell` back on `sq` when unmaking: piece lists and king squares
+    /// only; the caller restores the hashes and scores saved before the move.
+    #[inline]
+    fn restore(&mut self, v: &Variant, sq: usize, cell: Cell) {
+        let old = self.cells[sq];
+        if old.is_piece() && (!cell.is_piece() || cell.color() != old.color()) {
+            self.list_remove(old.color(), sq);
+        }
+        if cell.is_piece() {
             if !old.is_piece() || cell.color() != old.color() {
                 self.list_add(cell.color(), sq);
             }
@@ -277,6 +299,9 @@ impl Position {
             ep_in_hash: self.ep_in_hash,
             halfmove: self.halfmove,
             hash: self.b.hash,
+            pawn_hash: self.b.pawn_hash,
+            psq: self.b.psq,
+            phase: self.b.phase,
         };
         let resets = captured
             || kind == MoveKind::EnPassant
@@ -342,8 +367,11 @@ impl Position {
         };
         let v = &*self.variant;
         for &(sq, cell) in undo.changed.iter().rev() {
-            self.b.set(v, sq as usize, cell);
+            self.b.restore(v, sq as usize, cell);
         }
+        self.b.pawn_hash = undo.pawn_hash;
+        self.b.psq = undo.psq;
+        self.b.phase = undo.phase;
         self.side = self.side.flip();
         if self.side == Color::Black {
             self.fullmove -= 1;
@@ -368,6 +396,9 @@ impl Position {
             ep_in_hash: self.ep_in_hash,
             halfmove: self.halfmove,
             hash: self.b.hash,
+            pawn_hash: self.b.pawn_hash,
+            psq: self.b.psq,
+            phase: self.b.phase,
         };
         if self.ep_in_hash {
             self.b.hash ^= v.zobrist.en_passant[self.ep as usize];
