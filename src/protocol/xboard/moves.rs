@@ -15,6 +15,9 @@ enum Form {
     Plain,
     /// A whole stack onto a friendly one: `T F,` then `F T z`.
     Merge,
+    /// The same onto a corner man that still has a castling right, as a
+    /// plain `F T`: the GUI forfeits a multi-leg move that starts from it.
+    CornerMerge,
     /// Part of a stack leaves; the suffix names the remnant.
     Split(char),
     /// En passant by a non-pawn: `F V,` then `V T` (V the victim's square).
@@ -31,7 +34,17 @@ fn form(pos: &Position, mv: Move) -> Form {
                 None => Form::Plain,
             }
         }
-        MoveKind::Normal if pos.cell(mv.to()).is_color(pos.side_to_move()) => Form::Merge,
+        MoveKind::Normal if pos.cell(mv.to()).is_color(pos.side_to_move()) => {
+            let us = pos.side_to_move();
+            let castling_corner = v.castling.iter().any(|r| {
+                r.color == us && r.rook_from == mv.to() && pos.castling_rights() & (1 << r.bit) != 0
+            });
+            if castling_corner {
+                Form::CornerMerge
+            } else {
+                Form::Merge
+            }
+        }
         // The GUI removes the victim itself only for its pawns (the variant's
         // promoting men); anyone else capturing en passant passes over it.
         MoveKind::EnPassant if here.is_piece() && v.promotion_pawns & here.kind().bit() == 0 => {
@@ -46,7 +59,7 @@ pub fn to_gui(pos: &Position, mv: Move) -> Vec<String> {
     let v = pos.variant();
     let (f, t) = (v.square_name(mv.from()), v.square_name(mv.to()));
     match form(pos, mv) {
-        Form::Plain => vec![pos.move_text(mv)],
+        Form::Plain | Form::CornerMerge => vec![pos.move_text(mv)],
         Form::Split(rest) => vec![format!("{f}{t}{rest}")],
         Form::Merge => vec![
             format!("{t}{f},"),
@@ -67,21 +80,28 @@ pub fn to_gui_joined(pos: &Position, mv: Move) -> String {
 /// One leg of an incoming move: from, to, optional letter.
 type Leg = (Square, Square, Option<char>);
 
+/// Length of the square name at the start of `text` (a letter and digits).
+fn square_len(text: &str) -> usize {
+    let b = text.as_bytes();
+    if b.first().is_none_or(|c| !c.is_ascii_lowercase()) {
+        return 0;
+    }
+    1 + b[1..].iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
+fn square_prefix(pos: &Position, text: &str) -> Option<Square> {
+    pos.variant().parse_square(&text[..square_len(text)])
+}
+
 fn parse_leg(pos: &Position, text: &str) -> Option<Leg> {
     let v = pos.variant();
     let b = text.as_bytes();
     let mut i = 0;
     let mut squares = Vec::new();
     for _ in 0..2 {
-        let start = i;
-        if i >= b.len() || !b[i].is_ascii_lowercase() {
-            return None;
-        }
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        squares.push(v.parse_square(&text[start..i])?);
+        let n = square_len(&text[i..]);
+        squares.push(v.parse_square(&text[i..i + n])?);
+        i += n;
     }
     let letter = match &b[i..] {
         [] => None,
@@ -95,11 +115,30 @@ fn parse_leg(pos: &Position, text: &str) -> Option<Leg> {
 /// the GUI's form (remnant letter), never in the engine's (part letter).
 pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
     let lower = text.trim().to_ascii_lowercase();
+    let illegal = || MoveError::Illegal(text.trim().to_string());
+    let malformed = || MoveError::Malformed(text.trim().to_string());
+    // `T T,F X`: a null leg on the target stack, then the merging stack's
+    // square; the rest (X) is meaningless and may hold any characters.
+    if let Some((first, second)) = lower.split_once(',')
+        && let Some((t, t2, None)) = parse_leg(pos, first)
+        && t == t2
+    {
+        let f = square_prefix(pos, second).ok_or_else(malformed)?;
+        return pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .find(|&m| {
+                matches!(form(pos, m), Form::Merge | Form::CornerMerge)
+                    && m.from() == f
+                    && m.to() == t
+            })
+            .ok_or_else(illegal);
+    }
     let legs: Option<Vec<Leg>> = lower.split(',').map(|l| parse_leg(pos, l)).collect();
     let Some(legs) = legs else {
-        return Err(MoveError::Malformed(text.trim().to_string()));
+        return Err(malformed());
     };
-    let illegal = || MoveError::Illegal(text.trim().to_string());
     let moves = pos.legal_moves();
     let find = |want: &dyn Fn(Move, Form) -> bool| {
         moves
@@ -121,14 +160,10 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
                     && m.to() == one.1
                     && match f {
                         Form::Split(rest) => one.2 == Some(rest),
-                        Form::Merge | Form::EnPassantLegs(_) => one.2.is_none(),
+                        Form::Merge | Form::CornerMerge | Form::EnPassantLegs(_) => one.2.is_none(),
                         Form::Plain => pos.move_text(m) == plain,
                     }
             })
-        }
-        // `T T,F X`: a null leg on the target stack, then the merging stack's square.
-        [(t, t2, _), (f, _, _)] if t == t2 => {
-            find(&|m, form| form == Form::Merge && m.from() == *f && m.to() == *t)
         }
         // `F V,V T`: en passant through the victim, or the engine's own merge
         // legs `T F,F T z` echoed back.
