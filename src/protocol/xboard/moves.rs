@@ -175,3 +175,115 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
         _ => Err(illegal()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    fn position(variant: &str, fen: &str) -> Position {
+        let v = VariantSet::builtin().compile(variant).expect("variant");
+        Position::from_fen(v, fen).expect("fen")
+    }
+
+    /// The GUI legs of the move the engine writes `engine`, and the move
+    /// read back from each GUI form in `incoming`.
+    fn check(variant: &str, fen: &str, engine: &str, legs: &[&str], incoming: &[&str]) {
+        let mut pos = position(variant, fen);
+        let mv = pos.parse_move(engine).expect("engine move");
+        assert_eq!(to_gui(&pos, mv), legs, "{engine} in {fen}");
+        for text in incoming {
+            assert_eq!(from_gui(&mut pos, text), Ok(mv), "{text} in {fen}");
+        }
+    }
+
+    const STACKS: &str = "r1b1k2r/pppp1ppp/8/8/8/2A5/PPPP1PPP/R3K2R w KQkq - 0 1";
+    const MERGES: &str = "r3k2r/pppppppp/8/8/8/1NN5/PPPPPPPP/R2RK2R w KQkq - 0 1";
+
+    #[test]
+    fn splits_name_the_remnant() {
+        check("combination", STACKS, "c3b5n", &["c3b5b"], &["c3b5b"]);
+        check("combination", STACKS, "c3e5b", &["c3e5n"], &["c3e5n"]);
+        check("combination", STACKS, "c3b5", &["c3b5"], &["c3b5"]);
+        // The engine's part letter means the other part to the GUI.
+        let mut pos = position("combination", STACKS);
+        assert!(matches!(
+            from_gui(&mut pos, "c3e5b"),
+            Err(MoveError::Illegal(_))
+        ));
+    }
+
+    #[test]
+    fn merges_go_in_two_legs() {
+        check(
+            "combination",
+            MERGES,
+            "c3d1",
+            &["d1c3,", "c3d1m"],
+            &["d1d1,c3`1", "d1d1,c3e2", "c3d1", "d1c3,c3d1m"],
+        );
+        // Onto the unmoved corner rook: one plain leg.
+        check(
+            "combination",
+            MERGES,
+            "b3a1",
+            &["b3a1"],
+            &["b3a1", "a1a1,b3c4"],
+        );
+        let mut pos = position("combination", MERGES);
+        assert!(matches!(
+            from_gui(&mut pos, "d1d1,e4`1"),
+            Err(MoveError::Illegal(_))
+        ));
+    }
+
+    #[test]
+    fn en_passant_by_a_non_pawn_passes_the_victim() {
+        let fen = "4k5/10/10/4Ds4/10/10/10/5K4 w - f6 0 1";
+        check(
+            "compound",
+            fen,
+            "e5f6",
+            &["e5f5,", "f5f6"],
+            &["e5f5,f5f6", "e5f6"],
+        );
+        let chess = "4k3/8/8/4Pp2/8/8/8/4K3 w - f6 0 1";
+        check("chess", chess, "e5f6", &["e5f6"], &["e5f6"]);
+    }
+
+    #[test]
+    fn promotions_pairs_and_castling_are_plain() {
+        check(
+            "team-mate",
+            "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+            "a7a8b",
+            &["a7a8b"],
+            &["a7a8b", "A7A8B"],
+        );
+        check(
+            "team-mate",
+            "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+            "a7a8u",
+            &["a7a8u"],
+            &["a7a8u"],
+        );
+        let compound = "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1";
+        check("compound", compound, "f1i1", &["f1i1"], &["f1i1"]);
+        check("compound", compound, "f1c1", &["f1c1"], &["f1c1"]);
+    }
+
+    #[test]
+    fn bad_strings() {
+        let mut pos = position("chess", "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+        for bad in ["", "e2", "e2e4qq", "z9z9", "e1e2,", "hello"] {
+            assert!(
+                matches!(from_gui(&mut pos, bad), Err(MoveError::Malformed(_))),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            from_gui(&mut pos, "e1e3"),
+            Err(MoveError::Illegal(_))
+        ));
+    }
+}

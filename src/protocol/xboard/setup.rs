@@ -111,3 +111,54 @@ pub fn claim(pos: &mut Position) -> Option<String> {
     };
     Some(format!("{} {{{text}}}", result.pgn()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    fn variant(name: &str) -> std::sync::Arc<Variant> {
+        VariantSet::builtin().compile(name).expect("variant")
+    }
+
+    #[test]
+    fn castling_dash_grants_unmoved_rights_without_a_rook_glyph() {
+        let v = variant("team-mate");
+        let start = "ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMNC w - - 0 1";
+        assert!(fill_castling(&v, start).contains(" w KQkq - "));
+        let king_moved = "ufeakmnc/pppppppp/8/8/8/8/PPPPKPPP/UFEA1MNC b - - 0 1";
+        assert!(fill_castling(&v, king_moved).contains(" b kq - "));
+        let cobra_moved = "ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMN1 w - - 0 1";
+        assert!(fill_castling(&v, cobra_moved).contains(" w Qkq - "));
+        // Rights written out are kept as they are.
+        let given = "ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMNC w Kq - 0 1";
+        assert_eq!(fill_castling(&v, given), given);
+        // A GUI that has a Rook glyph means '-'.
+        let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
+        assert_eq!(fill_castling(&variant("chess"), chess), chess);
+        assert_eq!(fill_castling(&variant("compound"), "x y - z"), "x y - z");
+    }
+
+    #[test]
+    fn claims() {
+        let mut mated =
+            Position::from_fen(variant("chess"), "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
+        assert_eq!(claim(&mut mated).as_deref(), Some("1-0 {White mates}"));
+        let mut stale =
+            Position::from_fen(variant("chess"), "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
+        assert_eq!(claim(&mut stale).as_deref(), Some("1/2-1/2 {Stalemate}"));
+        let mut bare =
+            Position::from_fen(variant("chess"), "7k/8/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
+        assert_eq!(
+            claim(&mut bare).as_deref(),
+            Some("1/2-1/2 {Insufficient mating material}")
+        );
+        let mut rule =
+            Position::from_fen(variant("team-mate"), "4k3/8/8/8/8/8/P7/4K3 w - - 128 90")
+                .expect("fen");
+        assert_eq!(claim(&mut rule).as_deref(), Some("1/2-1/2 {64-move rule}"));
+        let mut open = Position::startpos(variant("compound"));
+        assert_eq!(claim(&mut open), None);
+        assert!(setup_lines(&variant("chess")).is_empty());
+    }
+}
