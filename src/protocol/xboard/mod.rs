@@ -93,8 +93,8 @@ impl Xboard {
                 Ok(())
             }
             "?" => {
-                if self.job.as_ref().is_some_and(|j| j.kind == JobKind::Think) {
-                    self.shared.stop.store(true, Ordering::Relaxed);
+                if let Some(job) = &self.job {
+                    job.move_now(&self.shared);
                 }
                 Ok(())
             }
@@ -114,7 +114,7 @@ impl Xboard {
             }
             "easy" => {
                 self.shared.ponder.store(false, Ordering::Relaxed);
-                if self.job.as_ref().is_some_and(|j| j.kind == JobKind::Think) {
+                if self.job.as_ref().is_some_and(|j| j.is_pondering()) {
                     self.finish();
                 }
                 Ok(())

@@ -116,6 +116,9 @@ pub struct Job {
     no_ponder: Arc<AtomicBool>,
     /// The thread has gone on to ponder (or analyse): only a stop ends it.
     endless: Arc<AtomicBool>,
+    /// `?`: stop thinking and play. Kept, because a search that is just
+    /// starting clears the stop flag; its next report stops it again.
+    move_now: Arc<AtomicBool>,
 }
 
 impl Job {
@@ -128,8 +131,14 @@ impl Job {
         let discard = Arc::new(AtomicBool::new(false));
         let no_ponder = Arc::new(AtomicBool::new(false));
         let endless = Arc::new(AtomicBool::new(kind == JobKind::Analyze));
+        let move_now = Arc::new(AtomicBool::new(false));
         let (engine, shared) = (engine.clone(), shared.clone());
-        let (d, np, en) = (discard.clone(), no_ponder.clone(), endless.clone());
+        let (d, np, en, now) = (
+            discard.clone(),
+            no_ponder.clone(),
+            endless.clone(),
+            move_now.clone(),
+        );
         let handle = std::thread::Builder::new()
             .stack_size(64 << 20)
             .spawn(move || {
@@ -137,7 +146,7 @@ impl Job {
                 match kind {
                     JobKind::Analyze => analyze(&mut e, &shared),
                     JobKind::Think => {
-                        if play(&mut e, &shared, &limits, &d)
+                        if play(&mut e, &shared, &limits, &d, &now)
                             && shared.ponder.load(Ordering::Relaxed)
                             && !np.load(Ordering::Relaxed)
                         {
@@ -158,7 +167,21 @@ impl Job {
             discard,
             no_ponder,
             endless,
+            move_now,
         })
+    }
+
+    /// Our move is out and the search goes on in the opponent's time.
+    pub fn is_pondering(&self) -> bool {
+        self.kind == JobKind::Think && self.endless.load(Ordering::Relaxed)
+    }
+
+    /// Stop thinking and play the best move found so far.
+    pub fn move_now(&self, shared: &Shared) {
+        if self.kind == JobKind::Think && !self.endless.load(Ordering::Relaxed) {
+            self.move_now.store(true, Ordering::Relaxed);
+            shared.stop.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Stop the search; its move, if not out yet, is dropped.
@@ -208,9 +231,20 @@ fn analyze(e: &mut Engine, shared: &Shared) {
 }
 
 /// Search and play our move; true when the game goes on.
-fn play(e: &mut Engine, shared: &Shared, limits: &Limits, discard: &AtomicBool) -> bool {
+fn play(
+    e: &mut Engine,
+    shared: &Shared,
+    limits: &Limits,
+    discard: &AtomicBool,
+    move_now: &AtomicBool,
+) -> bool {
     let root = e.position().clone();
-    let r = e.go(limits, &[], &mut |info| shared.report(&root, info));
+    let r = e.go(limits, &[], &mut |info| {
+        if move_now.load(Ordering::Relaxed) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        shared.report(&root, info)
+    });
     if discard.load(Ordering::Relaxed) {
         return false;
     }
