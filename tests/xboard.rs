@@ -170,6 +170,14 @@ fn dragon_en_passant_brute_pairs_and_castling() {
         assert_eq!(reply(&mut s, "usermove e8e7"), ["Illegal move: e8e7"]);
         play(&mut s, &["e8f7"]);
     }
+    // The engine's Dragon en passant goes out in two legs (here it mates).
+    s.send("setboard 6sss1/7ks1/6sss1/4Ds4/10/10/10/K9 w - f6 0 1");
+    s.send("sd 3");
+    s.send("go");
+    let lines = s.until("1-0");
+    let moves: Vec<&String> = lines.iter().filter(|l| l.starts_with("move")).collect();
+    assert_eq!(moves, ["move e5f5,", "move f5f6"]);
+    s.send("force");
     // Compound castling: the king moves three squares.
     s.send("setboard r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1");
     play(&mut s, &["f1i1", "f8c8"]);
