@@ -148,13 +148,24 @@ fn combination_merges_and_splits_in_the_gui_forms() {
     s.send(stacks);
     assert_eq!(reply(&mut s, "usermove c3e5b"), ["Illegal move: c3e5b"]);
     // The engine merges in two legs: the rook joins the knight on a8 and mates.
-    s.send("setboard N6k/R5pp/8/8/8/8/8/K7 w - - 0 1");
+    assert_eq!(
+        white_mates(&mut s, "N6k/R5pp/8/8/8/8/8/K7 w - - 0 1"),
+        ["move a8a7,", "move a7a8m"]
+    );
+}
+
+/// The `move` lines of the engine's search from `fen`, which must end in
+/// `1-0 {White mates}`.
+fn white_mates(s: &mut Session, fen: &str) -> Vec<String> {
+    s.send(&format!("setboard {fen}"));
     s.send("sd 3");
     s.send("go");
     let lines = s.until("1-0");
-    let moves: Vec<&String> = lines.iter().filter(|l| l.starts_with("move")).collect();
-    assert_eq!(moves, ["move a8a7,", "move a7a8m"]);
     assert_eq!(lines.last().map(String::as_str), Some("1-0 {White mates}"));
+    lines
+        .into_iter()
+        .filter(|l| l.starts_with("move"))
+        .collect()
 }
 
 #[test]
@@ -171,12 +182,10 @@ fn dragon_en_passant_brute_pairs_and_castling() {
         play(&mut s, &["e8f7"]);
     }
     // The engine's Dragon en passant goes out in two legs (here it mates).
-    s.send("setboard 6sss1/7ks1/6sss1/4Ds4/10/10/10/K9 w - f6 0 1");
-    s.send("sd 3");
-    s.send("go");
-    let lines = s.until("1-0");
-    let moves: Vec<&String> = lines.iter().filter(|l| l.starts_with("move")).collect();
-    assert_eq!(moves, ["move e5f5,", "move f5f6"]);
+    assert_eq!(
+        white_mates(&mut s, "6sss1/7ks1/6sss1/4Ds4/10/10/10/K9 w - f6 0 1"),
+        ["move e5f5,", "move f5f6"]
+    );
     s.send("force");
     // Compound castling: the king moves three squares.
     s.send("setboard r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1");
@@ -364,12 +373,10 @@ fn results_are_claimed() {
     );
     // The engine mated: it says so after its move.
     s.send("new");
-    s.send("setboard 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
-    s.send("sd 3");
-    s.send("go");
-    let lines = s.until("1-0");
-    assert!(lines.contains(&"move a1a8".to_string()), "{lines:?}");
-    assert_eq!(lines.last().map(String::as_str), Some("1-0 {White mates}"));
+    assert_eq!(
+        white_mates(&mut s, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"),
+        ["move a1a8"]
+    );
 }
 
 #[test]
