@@ -307,7 +307,34 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
     let us = pos.side;
     let them = us.flip();
     let king = pos.b.kings[us.index()] as usize;
-    pseudo_moves(pos, us, false, out);
+    // The squares that stop every check (one man may check in two ways, so
+    // even a double check can leave one); a man none of which lies within its
+    // reach (on an empty board) has no evasion, unless en passant removes
+    // the checker.
+    let mut blocks: arrayvec::ArrayVec<isize, 32> = arrayvec::ArrayVec::new();
+    let mut all_blocks = true;
+    for (w, &word) in d.block.0.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            all_blocks &= blocks
+                .try_push((w * 64 + bits.trailing_zeros() as usize) as isize)
+                .is_ok();
+            bits &= bits - 1;
+        }
+    }
+    let ep = if pos.side == us { pos.ep as usize } else { 0 };
+    let v = &*pos.variant;
+    for &sq in pos.b.lists[us.index()].squares.iter() {
+        let from = sq as usize;
+        if from != king && ep == 0 && all_blocks {
+            let reach = &v.piece(pos.b.cells[from].kind()).reach[us.index()];
+            let off = crate::variant::PIN_OFFSET - from as isize;
+            if !blocks.iter().any(|&b| reach[(b + off) as usize]) {
+                continue;
+            }
+        }
+        man_moves(&pos.b.cells, v, us, from, ep, out);
+    }
     let mut keep = 0;
     for i in 0..out.len() {
         let m = out[i];

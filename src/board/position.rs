@@ -46,6 +46,8 @@ pub struct Board {
     pub(crate) psq: crate::eval::Score,
     /// Game phase: the non-pawn material on the board.
     pub(crate) phase: i32,
+    /// Hash of the pawn-type men alone (the key of the pawn-structure cache).
+    pub(crate) pawn_hash: u64,
 }
 
 impl Board {
@@ -59,7 +61,11 @@ impl Board {
         let z = &v.zobrist.pieces;
         let e = &v.eval;
         if old.is_piece() {
-            self.hash ^= z[old.0 as usize * BOARD_CELLS + sq];
+            let key = z[old.0 as usize * BOARD_CELLS + sq];
+            self.hash ^= key;
+            if v.promotion_pawns & old.kind().bit() != 0 {
+                self.pawn_hash ^= key;
+            }
             self.psq -= e.psq[old.0 as usize * BOARD_CELLS + sq];
             self.phase -= e.phase[old.0 as usize];
             if !cell.is_piece() || cell.color() != old.color() {
@@ -67,7 +73,11 @@ impl Board {
             }
         }
         if cell.is_piece() {
-            self.hash ^= z[cell.0 as usize * BOARD_CELLS + sq];
+            let key = z[cell.0 as usize * BOARD_CELLS + sq];
+            self.hash ^= key;
+            if v.promotion_pawns & cell.kind().bit() != 0 {
+                self.pawn_hash ^= key;
+            }
             self.psq += e.psq[cell.0 as usize * BOARD_CELLS + sq];
             self.phase += e.phase[cell.0 as usize];
             if !old.is_piece() || cell.color() != old.color() {
@@ -145,6 +155,7 @@ impl Position {
                 list_index: [0; BOARD_CELLS],
                 psq: crate::eval::Score::ZERO,
                 phase: 0,
+                pawn_hash: 0,
             },
             side: Color::White,
             castling: 0,
