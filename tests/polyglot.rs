@@ -58,7 +58,7 @@ fn polyglot_drives_an_orthodox_game_over_uci() {
         writeln!(stdin, "{line}").expect("write");
         stdin.flush().expect("flush");
     };
-    let mut until = |prefix: &str| -> String {
+    let until = |prefix: &str| -> String {
         loop {
             let line = rx
                 .recv_timeout(Duration::from_secs(30))
