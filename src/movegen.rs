@@ -1136,6 +1136,9 @@ fn filter_from(
 enum Mode<'a> {
     /// Every legal move into the list.
     All,
+    /// Every legal move, except that the king's own moves (not castling)
+    /// are left untested when the side is not in check.
+    KingUntested,
     /// Moves of men that need no legality test are only counted.
     Count(&'a mut MoveCounter),
 }
@@ -1174,7 +1177,9 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
         let start = out.len();
         man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
         if from == king {
-            filter_from(pos, out, start, |_, _| true);
+            if !matches!(mode, Mode::KingUntested) {
+                filter_from(pos, out, start, |_, _| true);
+            }
         } else if tested {
             // Only moves that empty the square can unpin it; en passant also
             // removes a second man.
@@ -1312,6 +1317,14 @@ pub fn is_legal(pos: &mut Position, m: Move) -> bool {
 /// All legal moves of the side to move; returns whether it is in check.
 pub fn legal_moves(pos: &mut Position, out: &mut MoveList) -> bool {
     collect_legal(pos, out, Mode::All)
+}
+
+/// [`legal_moves`], except that when the side is not in check the king's
+/// moves other than castling are pseudo-legal: test them with
+/// [`leaves_king_safe_unchecked`] before making them. Search tests lazily,
+/// since a cutoff often comes before the king's moves are tried.
+pub fn legal_moves_king_untested(pos: &mut Position, out: &mut MoveList) -> bool {
+    collect_legal(pos, out, Mode::KingUntested)
 }
 
 /// Number of legal moves of the side to move (perft's bulk count).

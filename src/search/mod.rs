@@ -9,7 +9,7 @@ pub mod tt;
 use crate::board::Position;
 use crate::eval::{PawnCache, evaluate_with};
 use crate::movegen::{
-    is_legal, leaves_king_safe_unchecked, legal_moves, needs_test, tactical_pseudo,
+    is_legal, leaves_king_safe_unchecked, legal_moves_king_untested, needs_test, tactical_pseudo,
 };
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
@@ -345,6 +345,16 @@ impl<'a> Worker<'a> {
         scores.swap(i, best);
     }
 
+    /// The value of a node without legal moves: mated, or stalemate as the
+    /// variant scores it.
+    fn no_moves_value(&self, in_check: bool, ply: usize) -> i32 {
+        if in_check {
+            -MATE + ply as i32
+        } else {
+            self.pos.variant().stalemate_value as i32 * (MATE - ply as i32)
+        }
+    }
+
     /// Quiescence search. `in_check` is whether the side to move is in
     /// check, when the caller already knows it.
     fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, in_check: Option<bool>) -> i32 {
@@ -495,6 +505,7 @@ impl<'a> Worker<'a> {
         let mut generated = false;
         let mut next = 0;
         let us = self.pos.side_to_move();
+        let king = self.pos.king_square(us);
         let mut best = -INFINITE;
         let mut best_move = Move::NONE;
         let original_alpha = alpha;
@@ -507,13 +518,9 @@ impl<'a> Worker<'a> {
             } else {
                 if !generated {
                     generated = true;
-                    legal_moves(&mut self.pos, &mut list);
+                    legal_moves_king_untested(&mut self.pos, &mut list);
                     if list.is_empty() {
-                        return if in_check {
-                            -MATE + ply as i32
-                        } else {
-                            self.pos.variant().stalemate_value as i32 * (MATE - ply as i32)
-                        };
+                        return self.no_moves_value(in_check, ply);
                     }
                     if i > 0
                         && let Some(k) = list.iter().position(|&x| x == tt_move)
@@ -527,7 +534,17 @@ impl<'a> Worker<'a> {
                 }
                 Self::pick(&mut list, &mut scores, next);
                 next += 1;
-                list[next - 1]
+                let m = list[next - 1];
+                // The king's own moves come untested (see
+                // `legal_moves_king_untested`).
+                if !in_check
+                    && m.from() == king
+                    && m.kind() != MoveKind::Castle
+                    && !leaves_king_safe_unchecked(&mut self.pos, m)
+                {
+                    continue;
+                }
+                m
             };
             let quiet = self.capture_value(m).is_none()
                 && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
@@ -613,6 +630,10 @@ impl<'a> Worker<'a> {
                 let _ = quiets_tried.try_push(m);
             }
             i += 1;
+        }
+        if i == 0 && best == -INFINITE {
+            // Every generated move was an illegal king move.
+            return self.no_moves_value(in_check, ply);
         }
         let bound = if best >= beta {
             Bound::Lower
