@@ -6,7 +6,7 @@ use super::engine_proc::{EngineProcess, Launch};
 use super::limits::Limits;
 use super::player::{Answer, Failure, Player, Reply, SearchInfo, Turn};
 use super::uci_client::to_failure;
-use super::xboard_moves::{Writer, parse_xboard_move, pawn_glyph, xboard_text};
+use super::xboard_moves::{Writer, parse_xboard_move, xboard_text};
 use crate::board::Position;
 use crate::game::Outcome;
 use crate::types::{Color, Move};
@@ -39,10 +39,6 @@ pub struct XboardPlayer {
     known: usize,
     thinking: bool,
     pings: u32,
-    /// The glyph of XBoard's Pawn slot in the engine's piece table (from its
-    /// `setup` line; the variant's own table when it sends none).
-    pawn: char,
-    own_pawn: char,
 }
 
 /// `key=value` pairs of a `feature` line (values may be quoted).
@@ -171,8 +167,6 @@ impl XboardPlayer {
             known: 0,
             thinking: false,
             pings: 0,
-            pawn: pawn_glyph(&variant.xboard.piece_table),
-            own_pawn: pawn_glyph(&variant.xboard.piece_table),
         };
         p.sync(HANDSHAKE)
             .map_err(|_| format!("'{}' did not answer ping after its options", launch.command))?;
@@ -189,21 +183,7 @@ impl XboardPlayer {
         let n = self.pings;
         self.proc.send(&format!("ping {n}")).map_err(to_failure)?;
         let pong = format!("pong {n}");
-        let mut table = None;
-        self.proc
-            .wait_for(wait, |l| {
-                if let Some(rest) = l.strip_prefix("setup (")
-                    && let Some((t, _)) = rest.split_once(')')
-                {
-                    table = Some(t.to_string());
-                }
-                l == pong
-            })
-            .map_err(to_failure)?;
-        if let Some(t) = table {
-            self.pawn = pawn_glyph(&t);
-        }
-        Ok(())
+        self.proc.wait_for(wait, |l| l == pong).map_err(to_failure)
     }
 
     fn send(&mut self, line: &str) -> Result<(), Failure> {
@@ -212,7 +192,7 @@ impl XboardPlayer {
 
     /// Send a move of the game to the engine.
     fn send_move(&mut self, pos: &Position, m: Move) -> Result<(), Failure> {
-        let text = xboard_text(pos, m, Writer::Gui, self.pawn);
+        let text = xboard_text(pos, m, Writer::Gui);
         if self.features.usermove {
             self.send(&format!("usermove {text}"))
         } else {
@@ -259,7 +239,6 @@ impl Player for XboardPlayer {
         }
         self.forced = true;
         self.known = 0;
-        self.pawn = self.own_pawn;
         self.sync(HANDSHAKE)
     }
 
@@ -330,7 +309,7 @@ impl Player for XboardPlayer {
     }
 
     fn parse_move(&self, pos: &mut Position, text: &str) -> Option<Move> {
-        parse_xboard_move(pos, text, self.pawn)
+        parse_xboard_move(pos, text)
     }
 
     fn game_over(&mut self, result: Outcome, reason: &str) {

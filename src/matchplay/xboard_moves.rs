@@ -1,15 +1,19 @@
 //! Move strings of the XBoard protocol for these variants (XBOARD.md's move
 //! table) and the engine's own moves they stand for. Most moves read the same
 //! in both notations; these differ:
-//! - a split names the REMNANT that stays behind (`F T r`), where the
-//!   engine's notation names the moving part;
-//! - a merge is two legs: an engine sends `T F,` then `F T z` (z the merged
-//!   result); a GUI sends `T T,F X` (a null leg on the target, then the mover);
-//! - an en-passant capture by a man that is not in XBoard's Pawn slot goes in
-//!   two legs through the victim's square (`e5f5,f5f6`).
+//! - a partial move names the REMNANT that stays behind (`F T r`), where the
+//!   engine's notation names the moving part (also when the part merges);
+//! - a whole stack merging onto a friendly one goes in two legs: an engine
+//!   sends `T F,` then `F T z` (z the merged result), a GUI sends `T T,F X`
+//!   (a null leg on the target, then the mover); onto a corner man that still
+//!   has a castling right it is a plain `F T` (the GUI would forfeit legs
+//!   starting from that corner);
+//! - an en-passant capture by a man that is not the variant's promoting pawn
+//!   goes in two legs through the victim's square (`e5f5,f5f6`).
 //!
-//! Everything here comes from the variant's data (stacks, piece table), so
-//! any variant with stacks or odd en-passant capturers is translated alike.
+//! Everything here comes from the variant's data (stacks, pawn types,
+//! castling), so any variant with stacks or odd en-passant capturers is
+//! translated alike.
 
 use crate::board::Position;
 use crate::types::{Move, MoveKind, Square};
@@ -23,55 +27,42 @@ pub enum Writer {
     Gui,
 }
 
-/// The glyph of XBoard's Pawn slot in a piece table (the first character;
-/// `.` when the slot is unused): the GUI knows en passant for that glyph only.
-pub fn pawn_glyph(piece_table: &str) -> char {
-    piece_table
-        .chars()
-        .next()
-        .unwrap_or('P')
-        .to_ascii_uppercase()
+/// The square of the man an en-passant capture removes: beside the mover,
+/// on the destination's file.
+fn victim_square(m: Move) -> Square {
+    Square::new(m.to().file(), m.from().rank())
 }
 
-/// The square of the man an en-passant capture removes: the one the last
-/// move's double step put there (or, without history, beside the mover on
-/// the destination's file).
-fn victim_square(pos: &Position, m: Move) -> Square {
-    pos.moves_played()
-        .last()
-        .map(|last| last.to())
-        .unwrap_or_else(|| Square::new(m.to().file(), m.from().rank()))
+/// Whether a move lands on a corner man of its own side that still has a
+/// castling right.
+fn onto_castling_corner(pos: &Position, m: Move) -> bool {
+    let us = pos.side_to_move();
+    pos.variant().castling.iter().any(|r| {
+        r.color == us && r.rook_from == m.to() && pos.castling_rights() & (1 << r.bit) != 0
+    })
 }
 
-/// The XBoard text of a legal move in `pos` (before it is made); `pawn` is
-/// the glyph of XBoard's Pawn slot in the engine's piece table.
-pub fn xboard_text(pos: &Position, m: Move, writer: Writer, pawn: char) -> String {
+/// The XBoard text of a legal move in `pos` (before it is made).
+pub fn xboard_text(pos: &Position, m: Move, writer: Writer) -> String {
     let v = pos.variant();
     let (from, to) = (v.square_name(m.from()), v.square_name(m.to()));
     let letter = |t| v.piece(t).letter.to_ascii_lowercase();
+    let here = pos.cell(m.from());
     match m.kind() {
-        MoveKind::EnPassant => {
-            if letter(m.part()).to_ascii_uppercase() == pawn {
-                format!("{from}{to}")
-            } else {
-                let via = v.square_name(victim_square(pos, m));
-                format!("{from}{via},{via}{to}")
-            }
+        MoveKind::EnPassant if v.promotion_pawns & m.part().bit() == 0 => {
+            let via = v.square_name(victim_square(m));
+            format!("{from}{via},{via}{to}")
         }
-        MoveKind::Normal => {
-            let here = pos.cell(m.from());
-            let target = pos.cell(m.to());
-            let merge = target.is_piece() && target.color() == pos.side_to_move();
-            let whole = here.kind() == m.part();
-            match (merge, writer) {
-                (true, Writer::Engine) => format!("{to}{from},{from}{to}{}", letter(m.result())),
-                (true, Writer::Gui) if whole => format!("{to}{to},{from}{to}"),
-                (true, Writer::Gui) => format!("{to}{to},{from}{to}{}", letter(m.result())),
-                (false, _) if whole => format!("{from}{to}"),
-                (false, _) => match v.remnant(here.kind(), m.part()) {
-                    Some(r) => format!("{from}{to}{}", letter(r)),
-                    None => pos.move_text(m),
-                },
+        MoveKind::Normal if here.kind() != m.part() => match v.remnant(here.kind(), m.part()) {
+            Some(r) => format!("{from}{to}{}", letter(r)),
+            None => pos.move_text(m),
+        },
+        MoveKind::Normal
+            if pos.cell(m.to()).is_color(pos.side_to_move()) && !onto_castling_corner(pos, m) =>
+        {
+            match writer {
+                Writer::Engine => format!("{to}{from},{from}{to}{}", letter(m.result())),
+                Writer::Gui => format!("{to}{to},{from}{to}"),
             }
         }
         _ => pos.move_text(m),
@@ -79,10 +70,10 @@ pub fn xboard_text(pos: &Position, m: Move, writer: Writer, pawn: char) -> Strin
 }
 
 /// The legal move an engine's text names: the engine form of the table, or
-/// (as a courtesy) the GUI form of a merge, a whole-stack merge written as a
-/// plain move, or an en-passant capture in either form. `None` when no legal
-/// move, or more than one, fits.
-pub fn parse_xboard_move(pos: &mut Position, text: &str, pawn: char) -> Option<Move> {
+/// (as a courtesy) the GUI form, a whole-stack merge written as a plain
+/// move, or an en-passant capture in either form. `None` when no legal move,
+/// or more than one, fits.
+pub fn parse_xboard_move(pos: &mut Position, text: &str) -> Option<Move> {
     let t: String = text
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -91,16 +82,10 @@ pub fn parse_xboard_move(pos: &mut Position, text: &str, pawn: char) -> Option<M
     let legal = pos.legal_moves();
     let mut found = None;
     for &m in legal.iter() {
-        let engine = xboard_text(pos, m, Writer::Engine, pawn);
-        let plain_form = match m.kind() {
-            MoveKind::EnPassant => true,
-            MoveKind::Normal => pos.cell(m.from()).kind() == m.part(),
-            _ => false,
-        };
+        let engine = xboard_text(pos, m, Writer::Engine);
         let fits = engine == t
-            || xboard_text(pos, m, Writer::Gui, pawn) == t
-            || (engine.contains(',') && plain_form && pos.move_text(m) == t)
-            || (m.kind() == MoveKind::EnPassant && xboard_text(pos, m, Writer::Engine, '.') == t);
+            || xboard_text(pos, m, Writer::Gui) == t
+            || (engine.contains(',') && pos.move_text(m) == t);
         if fits {
             if found.is_some() {
                 return None;
@@ -121,17 +106,12 @@ mod tests {
         Position::from_fen(v, fen).unwrap()
     }
 
-    fn pawn(p: &Position) -> char {
-        pawn_glyph(&p.variant().xboard.piece_table)
-    }
-
     fn text(p: &Position, m: Move, w: Writer) -> String {
-        xboard_text(p, m, w, pawn(p))
+        xboard_text(p, m, w)
     }
 
     fn parse(p: &mut Position, t: &str) -> Option<Move> {
-        let g = pawn(p);
-        parse_xboard_move(p, t, g)
+        parse_xboard_move(p, t)
     }
 
     fn round_trip(p: &mut Position) {
@@ -158,6 +138,18 @@ mod tests {
         assert_eq!(text(&p, m, Writer::Engine), "f3g1,g1f3a");
         assert_eq!(text(&p, m, Writer::Gui), "f3f3,g1f3");
         assert_eq!(parse(&mut p, "g1f3"), Some(m));
+        // Onto the unmoved corner rook: one plain leg both ways.
+        let mut c = pos(
+            "combination",
+            "r3k2r/pppppppp/8/8/8/1NN5/PPPPPPPP/R2RK2R w KQkq - 0 1",
+        );
+        let m = c.parse_move("b3a1").unwrap();
+        assert_eq!(text(&c, m, Writer::Engine), "b3a1");
+        assert_eq!(text(&c, m, Writer::Gui), "b3a1");
+        let m = c.parse_move("c3d1").unwrap();
+        assert_eq!(text(&c, m, Writer::Engine), "d1c3,c3d1m");
+        assert_eq!(text(&c, m, Writer::Gui), "d1d1,c3d1");
+        round_trip(&mut c);
         round_trip(&mut p);
     }
 
@@ -170,8 +162,6 @@ mod tests {
         let m = p.parse_move("f5e6").unwrap();
         assert_eq!(text(&p, m, Writer::Engine), "f5e5,e5e6");
         assert_eq!(parse(&mut p, "f5e5,e5e6"), Some(m));
-        // An engine whose Pawn slot holds the Dragon writes it plainly.
-        assert_eq!(xboard_text(&p, m, Writer::Engine, 'D'), "f5e6");
         assert_eq!(parse(&mut p, "f5e6"), Some(m));
         round_trip(&mut p);
     }
@@ -188,14 +178,11 @@ mod tests {
         assert_eq!(text(&t, m, Writer::Engine), "b7b8b");
         round_trip(&mut t);
         assert_eq!(parse(&mut t, "b7b9"), None);
-        // A Team-Mate pawn's en-passant capture: plain for an engine with the
-        // Pawn in XBoard's Pawn slot, two legs otherwise; both are read.
+        // A Team-Mate pawn's en-passant capture is a pawn's: plain.
         let mut e = pos("team-mate", "4k3/8/8/2Pp4/8/8/8/4K3 w - d6 0 1");
         let m = e.parse_move("c5d6").unwrap();
         assert_eq!(m.kind(), MoveKind::EnPassant);
-        assert_eq!(xboard_text(&e, m, Writer::Gui, 'P'), "c5d6");
-        assert_eq!(xboard_text(&e, m, Writer::Gui, '.'), "c5d5,d5d6");
-        assert_eq!(parse_xboard_move(&mut e, "c5d6", 'P'), Some(m));
-        assert_eq!(parse_xboard_move(&mut e, "c5d5,d5d6", 'P'), Some(m));
+        assert_eq!(text(&e, m, Writer::Gui), "c5d6");
+        assert_eq!(parse(&mut e, "c5d6"), Some(m));
     }
 }
