@@ -101,6 +101,61 @@ pub(crate) fn attacked(cells: &Cells, v: &Variant, sq: usize, by: Color) -> bool
     !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true)
 }
 
+/// Whether the king on `king` is attacked by `by`, given that it was not
+/// before the squares `changed` changed: only the attack entries that pass
+/// through a changed square are looked at (see [`crate::variant::AttackTable::check_map`]).
+pub(crate) fn attacked_through(
+    cells: &Cells,
+    v: &Variant,
+    king: usize,
+    by: Color,
+    changed: impl Iterator<Item = usize>,
+) -> bool {
+    let map = &v.check_map[by.index()];
+    if map.is_empty() {
+        return attacked(cells, v, king, by);
+    }
+    let mut bits = 0u64;
+    for sq in changed {
+        bits |= map[(sq as isize - king as isize + crate::variant::PIN_OFFSET) as usize];
+    }
+    let t = &v.attacks[by.index()];
+    let (leaps, slides) = (t.leaps.len(), t.leaps.len() + t.slides.len());
+    let s = king as isize;
+    while bits != 0 {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let hit = if i < leaps {
+            let (d, mask) = t.leaps[i];
+            in_mask(mask, at(cells, s - d as isize))
+        } else if i < slides {
+            let sl = &t.slides[i - leaps];
+            let step = sl.step as isize;
+            let mut q = s - step;
+            let mut k = 1;
+            while at(cells, q).is_empty() {
+                q -= step;
+                k += 1;
+            }
+            let mask = if k == 1 { sl.near } else { sl.far };
+            k <= sl.len as i32 && in_mask(mask, at(cells, q))
+        } else {
+            scan_rays(
+                cells,
+                v,
+                &t.special[i - slides..=i - slides],
+                king,
+                by,
+                |_| true,
+            )
+        };
+        if hit {
+            return true;
+        }
+    }
+    false
+}
+
 pub(crate) fn is_attacked(pos: &Position, sq: usize, by: Color) -> bool {
     attacked(&pos.b.cells, &pos.variant, sq, by)
 }
@@ -1060,20 +1115,13 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
     n
 }
 
-/// Tactical moves without pin detection, pseudo-legal (see [`needs_test`]);
-/// every legal move when in check (then returns true).
-fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
+/// Captures and promotions of the side to move, pseudo-legal and without
+/// pin detection (see [`needs_test`]); only for a side not in check.
+fn captures_pseudo(pos: &Position, out: &mut MoveList) {
     let us = pos.side;
-    let king = pos.b.kings[us.index()] as usize;
-    if attacked(&pos.b.cells, &pos.variant, king, us.flip()) {
-        let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
-        evasions(pos, out, &danger);
-        return true;
-    }
     let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
-    let n = pos.b.lists[us.index()].squares.len();
-    for i in 0..n {
-        let from = pos.b.lists[us.index()].squares[i] as usize;
+    for &from in pos.b.lists[us.index()].squares.iter() {
+        let from = from as usize;
         if !simple_man_captures(&pos.b.cells, &pos.variant, us, from, ep, out) {
             let start = out.len();
             man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
@@ -1088,10 +1136,9 @@ fn tactical_pseudo_then_test(pos: &mut Position, out: &mut MoveList) -> bool {
             out.truncate(keep);
         }
     }
-    false
 }
 
-/// Whether a pseudo-legal move from [`tactical_pseudo`] needs the legality
+/// Whether a pseudo-legal capture from [`tactical_pseudo`] needs the legality
 /// test: only the king's moves, en passant and moves from squares on an
 /// attack path toward the king can expose it.
 #[inline]
@@ -1105,13 +1152,20 @@ pub fn needs_test(pos: &Position, m: Move) -> bool {
             [(from as isize - king + crate::variant::PIN_OFFSET) as usize]
 }
 
-/// Captures and promotions, pseudo-legal (test those that [`needs_test`]
-/// with [`leaves_king_safe`] before making them), or every legal move when
-/// in check (then returns true). Quiescence search tests lazily, since a
-/// cutoff often comes before most moves are tried.
-pub fn tactical_pseudo(pos: &mut Position, out: &mut MoveList) -> bool {
+/// Quiescence moves. In check (`in_check`, known to the caller): every legal
+/// move. Otherwise captures and promotions, pseudo-legal: test those that
+/// [`needs_test`] with [`leaves_king_safe`] before making them. Quiescence
+/// search tests lazily, since a cutoff often comes before most moves are tried.
+pub fn tactical_pseudo(pos: &mut Position, in_check: bool, out: &mut MoveList) {
     out.clear();
-    tactical_pseudo_then_test(pos, out)
+    if in_check {
+        let us = pos.side;
+        let king = pos.b.kings[us.index()] as usize;
+        let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
+        evasions(pos, out, &danger);
+    } else {
+        captures_pseudo(pos, out);
+    }
 }
 
 /// Whether `m` is a legal move here (for a move from the transposition

@@ -25,6 +25,9 @@ fn check_position(p: &mut Position, label: &str) {
     let again = Position::from_fen(p.variant().clone(), &fen)
         .unwrap_or_else(|e| panic!("{label}: {fen}: {e}"));
     assert_eq!(again.to_fen(), fen, "{label}: FEN round trip");
+    // After moves the check test looks only through the changed squares; a
+    // position read from FEN has no history and scans every attack.
+    assert_eq!(again.in_check(), p.in_check(), "{label}: in_check");
     assert_eq!(
         again.hash(),
         p.hash(),

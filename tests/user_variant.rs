@@ -209,3 +209,33 @@ fn user_variant_is_listed_by_the_command_line() {
     let naive = Naive::from_fen("lyzkzy/6/6/6/6/YZKZYL w - - 0 1", 6, 6).perft(3);
     assert!(text.contains(&format!("Nodes: {naive}")), "{text}");
 }
+
+/// Along random games of the test-only variants, the check test (which after
+/// a move looks only through the squares it changed) agrees with the naive
+/// generator's.
+#[test]
+fn check_after_moves_matches_naive_generator() {
+    let set = zoo_set();
+    let mut rng = common::Rng(0x2545_F491_4F6C_DD1D);
+    for name in ["zoo", "big-zoo"] {
+        let v = set.compile(name).unwrap_or_else(|e| panic!("{e:?}"));
+        for game in 0..20 {
+            let mut p = Position::startpos(v.clone());
+            for _ in 0..80 {
+                let naive = Naive::from_fen(&p.to_fen(), v.files, v.ranks);
+                let white = p.side_to_move() == amalgam::Color::White;
+                assert_eq!(
+                    p.in_check(),
+                    naive.king_attacked(white),
+                    "{name} game {game}: {}",
+                    p.to_fen()
+                );
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.make(moves[(rng.next() % moves.len() as u64) as usize]);
+            }
+        }
+    }
+}

@@ -452,7 +452,20 @@ impl Position {
     /// Whether the side to move's king is attacked.
     pub fn in_check(&self) -> bool {
         let us = self.side;
-        crate::movegen::is_attacked(self, self.b.kings[us.index()] as usize, us.flip())
+        let king = self.b.kings[us.index()] as usize;
+        match self.history.last() {
+            // Before the last move our king stood unattacked (the mover's
+            // king is never left in check), so only attacks through the
+            // squares that move changed need a look.
+            Some(undo) => crate::movegen::attacked_through(
+                &self.b.cells,
+                &self.variant,
+                king,
+                us.flip(),
+                undo.changed.iter().map(|&(sq, _)| sq as usize),
+            ),
+            None => crate::movegen::is_attacked(self, king, us.flip()),
+        }
     }
 
     /// The man (type and colour) on a square, if any.

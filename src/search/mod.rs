@@ -341,17 +341,21 @@ impl<'a> Worker<'a> {
         scores.swap(i, best);
     }
 
-    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// Quiescence search. `in_check` is whether the side to move is in
+    /// check, when the caller already knows it.
+    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, in_check: Option<bool>) -> i32 {
         if let Some(score) = self.enter_node(ply) {
             return score;
         }
+        let in_check = in_check.unwrap_or_else(|| self.pos.in_check());
         let mut list = MoveList::new();
-        let in_check = tactical_pseudo(&mut self.pos, &mut list);
-        if in_check && list.is_empty() {
-            return -MATE + ply as i32;
-        }
         let mut best = -INFINITE;
-        if !in_check {
+        if in_check {
+            tactical_pseudo(&mut self.pos, true, &mut list);
+            if list.is_empty() {
+                return -MATE + ply as i32;
+            }
+        } else {
             // Far above beta on material alone: no need for the full evaluation.
             let quick = crate::eval::quick(&self.pos);
             if quick - crate::eval::LAZY_MARGIN >= beta {
@@ -363,6 +367,8 @@ impl<'a> Worker<'a> {
             }
             alpha = alpha.max(stand_pat);
             best = stand_pat;
+            // The captures are generated only when the stand-pat fails to cut.
+            tactical_pseudo(&mut self.pos, false, &mut list);
             // Skip captures that cannot bring the score near alpha.
             let mut keep = 0;
             for i in 0..list.len() {
@@ -384,7 +390,7 @@ impl<'a> Worker<'a> {
                 continue;
             }
             self.pos.make(m);
-            let score = -self.qsearch(-beta, -alpha, ply + 1);
+            let score = -self.qsearch(-beta, -alpha, ply + 1, None);
             self.pos.unmake();
             if self.aborted {
                 return 0;
@@ -422,7 +428,7 @@ impl<'a> Worker<'a> {
             depth += 1;
         }
         if depth <= 0 {
-            return self.qsearch(alpha, beta, ply);
+            return self.qsearch(alpha, beta, ply, Some(in_check));
         }
         if let Some(score) = self.enter_node(ply) {
             return score;

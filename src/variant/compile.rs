@@ -966,6 +966,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         },
         xboard,
         pin_lines: [attacks[0].pin_lines(), attacks[1].pin_lines()],
+        check_map: [attacks[0].check_map(), attacks[1].check_map()],
         attacks,
         landing,
         ep_rays,

@@ -169,6 +169,49 @@ impl AttackTable {
         t
     }
 
+    /// For each offset (square minus king, plus [`PIN_OFFSET`]), the attack
+    /// entries whose verdict can change when that square changes: bit `i`
+    /// names the `i`th of the leaps, then the slides, then the special rays.
+    /// Empty when there are more than 64 entries (then every check test scans
+    /// the whole table).
+    pub fn check_map(&self) -> Vec<u64> {
+        let entries = self.leaps.len() + self.slides.len() + self.special.len();
+        if entries > 64 {
+            return Vec::new();
+        }
+        let mut t = vec![0u64; 2 * BOARD_CELLS];
+        let mut mark = |off: isize, bit: usize| {
+            let i = off + PIN_OFFSET;
+            if (0..t.len() as isize).contains(&i) {
+                t[i as usize] |= 1 << bit;
+            }
+        };
+        let mut bit = 0;
+        for &(d, _) in &self.leaps {
+            mark(-(d as isize), bit);
+            bit += 1;
+        }
+        for sl in &self.slides {
+            for k in 1..=sl.len as isize {
+                mark(-k * sl.step as isize, bit);
+            }
+            bit += 1;
+        }
+        for r in &self.special {
+            for k in 1..=r.masks.len() as isize {
+                let base = -k * r.step as isize;
+                let cand = base - r.start as isize;
+                mark(base, bit);
+                mark(cand, bit);
+                for &p in &r.prelude {
+                    mark(cand + p as isize, bit);
+                }
+            }
+            bit += 1;
+        }
+        t
+    }
+
     pub fn from_rays(rays: Vec<AttackRay>) -> AttackTable {
         let mut t = AttackTable::default();
         for r in rays {
@@ -302,6 +345,8 @@ pub struct Variant {
     /// Per attacking colour: whether a square at `offset - PIN_OFFSET` from a
     /// king lies on some attack path toward it (a man there may be pinned).
     pub pin_lines: [Vec<bool>; 2],
+    /// Per attacking colour: [`AttackTable::check_map`].
+    pub check_map: [Vec<u64>; 2],
     /// Per moving colour: cell codes a plain move may land on (empty or enemy).
     pub landing: [CodeMask; 2],
     /// En-passant capture rays per capturing colour.
