@@ -160,7 +160,7 @@ fn a_hang_past_the_clock_loses_on_time() {
     );
     assert_eq!(tags(&r.pgn, "Result"), ["0-1", "1-0"]);
     assert!(
-        r.stdout.contains("Sleeper (White) lost on time"),
+        r.stdout.contains("Sleeper (White) lost on time (no reply within 500 ms)"),
         "{}",
         r.stdout
     );

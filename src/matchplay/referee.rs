@@ -25,6 +25,8 @@ use crate::variant::Variant;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How long an engine may take to start a game.
+const HANDSHAKE: Duration = Duration::from_secs(10);
 /// Without a clock or a move time, how long an engine may stay silent.
 pub const STALL_LIMIT: Duration = Duration::from_secs(60);
 /// A game this long (plies) is adjudicated a draw; the move rules of every
@@ -234,7 +236,7 @@ fn play_moves(
     for (i, p) in players.iter_mut().enumerate() {
         let side = [Color::White, Color::Black][i];
         if let Err(f) = p.new_game(&rules.variant, start) {
-            return failure(side, names[i], &f, pos, label, report);
+            return failure(side, names[i], HANDSHAKE, &f, pos, label, report);
         }
     }
     let base = rules.limits.clock.map_or(0, |tc| tc.base_ms as i64);
@@ -288,7 +290,7 @@ fn play_moves(
         };
         let (answer, sent) = match players[i].think(&turn) {
             Ok(a) => a,
-            Err(f) => return failure(side, names[i], &f, pos, label, report),
+            Err(f) => return failure(side, names[i], wait, &f, pos, label, report),
         };
         if let Some(prev) = last_reply {
             report.max_runner_gap = report
@@ -303,7 +305,11 @@ fn play_moves(
             clocks.left_ms[i] -= elapsed_ms;
             note_clock(report, clocks.left_ms[i]);
             if clocks.left_ms[i] < -margin_ms {
-                return on_time(side, names[i], pos, label, report);
+                let detail = format!(
+                    "took {elapsed_ms} ms of {} ms",
+                    clocks.left_ms[i] + elapsed_ms
+                );
+                return on_time(side, names[i], &detail, pos, label, report);
             }
             clocks.left_ms[i] += tc.inc_ms as i64;
             clocks.moves_made[i] += 1;
@@ -316,7 +322,8 @@ fn play_moves(
         if let Some(ms) = rules.limits.movetime_ms
             && elapsed_ms > ms as i64 + margin_ms
         {
-            return on_time(side, names[i], pos, label, report);
+            let detail = format!("took {elapsed_ms} ms of {ms} ms");
+            return on_time(side, names[i], &detail, pos, label, report);
         }
         let text = match answer.reply {
             Reply::Move(t) => t,
@@ -370,12 +377,13 @@ fn note_clock(report: &mut GameReport, left: i64) {
 fn on_time(
     side: Color,
     name: &str,
+    detail: &str,
     pos: &Position,
     label: &str,
     report: &mut GameReport,
 ) -> (Outcome, String, String) {
     report.log.push(format!(
-        "{label}: {name} ({}) lost on time in {}",
+        "{label}: {name} ({}) lost on time ({detail}) in {}",
         color_name(side),
         pos.to_fen()
     ));
@@ -386,6 +394,7 @@ fn on_time(
 fn failure(
     side: Color,
     name: &str,
+    waited: Duration,
     f: &Failure,
     pos: &Position,
     label: &str,
@@ -393,7 +402,10 @@ fn failure(
 ) -> (Outcome, String, String) {
     let c = color_name(side);
     match f {
-        Failure::Timeout => on_time(side, name, pos, label, report),
+        Failure::Timeout => {
+            let detail = format!("no reply within {} ms", waited.as_millis());
+            on_time(side, name, &detail, pos, label, report)
+        }
         Failure::Crashed => {
             report
                 .log
