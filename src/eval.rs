@@ -66,6 +66,9 @@ pub struct EvalTables {
     pub max_phase: i32,
     /// Middlegame value of each piece type, for move ordering and pruning.
     pub value: Vec<i32>,
+    /// Per cell code: the slide directions counted for mobility (empty for
+    /// pawn types and men that do not slide).
+    pub rides: Vec<Vec<i16>>,
 }
 
 /// Value of a pawn-type man; everything is scaled to it.
@@ -206,11 +209,21 @@ pub fn build_tables(v: &Variant, values: &[i32]) -> EvalTables {
     }
     // The start position's phase is the top of the taper.
     let max_phase = start_phase(v, &phase).max(1);
+    let mut rides = vec![Vec::new(); codes];
+    for (i, p) in v.pieces.iter().enumerate() {
+        if v.promotion_pawns & PieceType(i as u8).bit() == 0 {
+            for color in Color::BOTH {
+                rides[Cell::piece(PieceType(i as u8), color).0 as usize] =
+                    p.fast[color.index()].rides.clone();
+            }
+        }
+    }
     EvalTables {
         psq,
         phase,
         max_phase,
         value,
+        rides,
     }
 }
 
@@ -271,12 +284,12 @@ pub fn quick(pos: &Position) -> i32 {
 /// (passed pawns dominate it).
 pub const LAZY_MARGIN: i32 = 300;
 
-/// Evaluate from the side to move's point of view, in centipawns.
-pub fn evaluate(pos: &Position) -> i32 {
+/// Pawn-structure terms from White's side: doubled and passed men of the
+/// variant's pawn types. They depend on those men alone, so they are cached
+/// by the pawn hash (see [`PawnCache`]).
+fn pawn_structure(pos: &Position) -> Score {
     let v = &**pos.variant();
     let cells = &pos.b.cells;
-    let t = &v.eval;
-    let mut s = pos.b.psq;
     // Per file, the rank of the rearmost White and foremost Black pawn-type
     // man as seen by the other side (for passed pawns).
     let mut lowest_white = [i32::MAX; 16];
@@ -294,42 +307,96 @@ pub fn evaluate(pos: &Position) -> i32 {
             }
         }
     }
+    let mut s = Score::ZERO;
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         let mut extra = Score::ZERO;
         for &sq in pos.men(color) {
-            let c = cells[sq as usize];
-            let kind = c.kind();
-            let info = v.piece(kind);
-            if v.promotion_pawns & kind.bit() != 0 {
-                let ahead = cells[(sq as isize + fwd) as usize];
-                if ahead.is_color(color) && v.promotion_pawns & ahead.kind().bit() != 0 {
-                    extra += DOUBLED;
-                }
-                let square = Square(sq);
-                let (f, r) = (square.file() + 1, square.rank() as i32);
-                let passed = match color {
-                    Color::White => (f - 1..=f + 1).all(|x| highest_black[x] <= r),
-                    Color::Black => (f - 1..=f + 1).all(|x| lowest_white[x] >= r),
+            let kind = cells[sq as usize].kind();
+            if v.promotion_pawns & kind.bit() == 0 {
+                continue;
+            }
+            let ahead = cells[(sq as isize + fwd) as usize];
+            if ahead.is_color(color) && v.promotion_pawns & ahead.kind().bit() != 0 {
+                extra += DOUBLED;
+            }
+            let square = Square(sq);
+            let (f, r) = (square.file() + 1, square.rank() as i32);
+            let passed = match color {
+                Color::White => (f - 1..=f + 1).all(|x| highest_black[x] <= r),
+                Color::Black => (f - 1..=f + 1).all(|x| lowest_white[x] >= r),
+            };
+            if passed {
+                let distance = match color {
+                    Color::White => v.ranks as i32 - 1 - r,
+                    Color::Black => r,
                 };
-                if passed {
-                    let distance = match color {
-                        Color::White => v.ranks as i32 - 1 - r,
-                        Color::Black => r,
-                    };
-                    extra += passed_bonus(distance);
-                }
-            } else if !info.fast[color.index()].rides.is_empty() {
-                // Mobility of sliders, cheaply: the directions not blocked
-                // at the first step by a friendly man.
-                let free = info.fast[color.index()]
-                    .rides
-                    .iter()
-                    .filter(|&&d| !cells[(sq as isize + d as isize) as usize].is_color(color))
-                    .count() as i32;
-                extra += Score::new(SLIDER_MOBILITY.mg * free, SLIDER_MOBILITY.eg * free);
+                extra += passed_bonus(distance);
             }
         }
+        if color == Color::White {
+            s += extra;
+        } else {
+            s -= extra;
+        }
+    }
+    s
+}
+
+/// Pawn-structure scores by pawn hash. A position without pawn-type men has
+/// hash 0 and structure zero, which is what a fresh slot holds.
+pub struct PawnCache {
+    slots: Vec<(u64, Score)>,
+}
+
+impl PawnCache {
+    const SIZE: usize = 1 << 14;
+
+    pub fn new() -> PawnCache {
+        PawnCache {
+            slots: vec![(0, Score::ZERO); Self::SIZE],
+        }
+    }
+
+    fn structure(&mut self, pos: &Position) -> Score {
+        let key = pos.b.pawn_hash;
+        let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
+        if slot.0 != key {
+            *slot = (key, pawn_structure(pos));
+        }
+        slot.1
+    }
+}
+
+impl Default for PawnCache {
+    fn default() -> Self {
+        PawnCache::new()
+    }
+}
+
+/// The static evaluation from the side to move's point of view.
+pub fn evaluate(pos: &Position) -> i32 {
+    evaluate_with(pos, &mut PawnCache::new())
+}
+
+/// [`evaluate`] with a pawn-structure cache kept by the caller.
+pub fn evaluate_with(pos: &Position, pawns: &mut PawnCache) -> i32 {
+    let v = &**pos.variant();
+    let cells = &pos.b.cells;
+    let t = &v.eval;
+    let mut s = pos.b.psq + pawns.structure(pos);
+    for color in Color::BOTH {
+        let fwd: isize = if color == Color::White { 16 } else { -16 };
+        let mut free = 0;
+        for &sq in pos.men(color) {
+            // Mobility of sliders, cheaply: the directions not blocked at
+            // the first step by a friendly man.
+            free += t.rides[cells[sq as usize].0 as usize]
+                .iter()
+                .filter(|&&d| !cells[(sq as isize + d as isize) as usize].is_color(color))
+                .count() as i32;
+        }
+        let mut extra = Score::new(SLIDER_MOBILITY.mg * free, SLIDER_MOBILITY.eg * free);
         // King shelter.
         let k = pos.b.kings[color.index()] as isize;
         let mut shelter = 0;

@@ -307,7 +307,34 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
     let us = pos.side;
     let them = us.flip();
     let king = pos.b.kings[us.index()] as usize;
-    pseudo_moves(pos, us, false, out);
+    // The squares that stop every check (one man may check in two ways, so
+    // even a double check can leave one); a man none of which lies within its
+    // reach (on an empty board) has no evasion, unless en passant removes
+    // the checker.
+    let mut blocks: arrayvec::ArrayVec<isize, 32> = arrayvec::ArrayVec::new();
+    let mut all_blocks = true;
+    for (w, &word) in d.block.0.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            all_blocks &= blocks
+                .try_push((w * 64 + bits.trailing_zeros() as usize) as isize)
+                .is_ok();
+            bits &= bits - 1;
+        }
+    }
+    let ep = if pos.side == us { pos.ep as usize } else { 0 };
+    let v = &*pos.variant;
+    for &sq in pos.b.lists[us.index()].squares.iter() {
+        let from = sq as usize;
+        if from != king && ep == 0 && all_blocks {
+            let reach = &v.piece(pos.b.cells[from].kind()).reach[us.index()];
+            let off = crate::variant::PIN_OFFSET - from as isize;
+            if !blocks.iter().any(|&b| reach[(b + off) as usize]) {
+                continue;
+            }
+        }
+        man_moves(&pos.b.cells, v, us, from, ep, out);
+    }
     let mut keep = 0;
     for i in 0..out.len() {
         let m = out[i];
@@ -861,60 +888,110 @@ fn simple_man_captures(
     }
     let fast = &info.fast[us.index()];
     let enemy = v.landing[us.index()] & !1;
-    let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
-    let promotes = v.promotion_pawns & t.bit() != 0;
     let s = from as isize;
-    let push = |out: &mut MoveList, to: usize| {
-        if promotes && v.promotion_region[us.index()].contains(to) {
-            emit(out, v, us, from, to, t, MoveKind::Normal, true);
-        } else {
+    if v.promotion_pawns & t.bit() != 0 {
+        pawn_captures(cells, v, us, from, t, ep, out);
+        return true;
+    }
+    // Not a pawn type: no promotions, no en passant (only pawn types have
+    // capture-only leaps that take en passant).
+    let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
+    for &d in &fast.leaps {
+        let to = (s + d as isize) as usize;
+        if in_mask(enemy, cells[to]) {
             let _ = out.try_push(Move(base | (to as u32) << 8));
         }
-    };
-    for &d in fast
-        .leaps
-        .iter()
-        .chain(fast.capture_leaps.iter().map(|(d, _)| d))
-    {
+    }
+    for &(d, _) in &fast.capture_leaps {
         let to = (s + d as isize) as usize;
-        let c = cells[to];
-        if in_mask(enemy, c) {
-            push(out, to);
-        } else if promotes
-            && c.is_empty()
-            && fast.leaps.contains(&d)
-            && v.promotion_region[us.index()].contains(to)
-        {
-            emit(out, v, us, from, to, t, MoveKind::Normal, true);
+        if in_mask(enemy, cells[to]) {
+            let _ = out.try_push(Move(base | (to as u32) << 8));
         }
     }
     if ep != 0 {
-        for &(d, ep_ok) in &fast.capture_leaps {
-            if ep_ok && (s + d as isize) as usize == ep {
-                let _ = out.try_push(Move::new(
-                    Square(from as u8),
-                    Square(ep as u8),
-                    t,
-                    t,
-                    MoveKind::EnPassant,
-                ));
-            }
+        push_en_passant(fast, from, t, ep, out);
+    }
+    for &d in &fast.rides {
+        let step = d as isize;
+        let mut to = s + step;
+        while cells[to as usize].is_empty() {
+            to += step;
+        }
+        if in_mask(enemy, cells[to as usize]) {
+            let _ = out.try_push(Move(base | (to as u32) << 8));
         }
     }
-    if promotes {
-        for &d in &fast.quiet_leaps {
-            let to = (s + d as isize) as usize;
-            if cells[to].is_empty() && v.promotion_region[us.index()].contains(to) {
-                emit(out, v, us, from, to, t, MoveKind::Normal, true);
-            }
+    true
+}
+
+/// En-passant captures of the man on `from` onto `ep`.
+#[inline]
+fn push_en_passant(
+    fast: &crate::variant::FastRules,
+    from: usize,
+    t: PieceType,
+    ep: usize,
+    out: &mut MoveList,
+) {
+    for &(d, ep_ok) in &fast.capture_leaps {
+        if ep_ok && (from as isize + d as isize) as usize == ep {
+            let _ = out.try_push(Move::new(
+                Square(from as u8),
+                Square(ep as u8),
+                t,
+                t,
+                MoveKind::EnPassant,
+            ));
+        }
+    }
+}
+
+/// Captures and promotions of a man of a pawn type (see
+/// [`simple_man_captures`]).
+fn pawn_captures(
+    cells: &Cells,
+    v: &Variant,
+    us: Color,
+    from: usize,
+    t: PieceType,
+    ep: usize,
+    out: &mut MoveList,
+) {
+    let fast = &v.piece(t).fast[us.index()];
+    let enemy = v.landing[us.index()] & !1;
+    let region = &v.promotion_region[us.index()];
+    let s = from as isize;
+    let push = |out: &mut MoveList, to: usize| {
+        emit(out, v, us, from, to, t, MoveKind::Normal, true);
+    };
+    for &d in &fast.leaps {
+        let to = (s + d as isize) as usize;
+        let c = cells[to];
+        if in_mask(enemy, c) || (c.is_empty() && region.contains(to)) {
+            push(out, to);
+        }
+    }
+    for &(d, _) in &fast.capture_leaps {
+        let to = (s + d as isize) as usize;
+        if in_mask(enemy, cells[to]) {
+            push(out, to);
+        }
+    }
+    if ep != 0 {
+        push_en_passant(fast, from, t, ep, out);
+    }
+    for &d in &fast.quiet_leaps {
+        let to = (s + d as isize) as usize;
+        if cells[to].is_empty() && region.contains(to) {
+            push(out, to);
         }
     }
     for &d in &fast.rides {
         let step = d as isize;
         let mut to = s + step;
         while cells[to as usize].is_empty() {
-            if promotes && v.promotion_region[us.index()].contains(to as usize) {
-                emit(out, v, us, from, to as usize, t, MoveKind::Normal, true);
+            if region.contains(to as usize) {
+                push(out, to as usize);
             }
             to += step;
         }
@@ -922,7 +999,6 @@ fn simple_man_captures(
             push(out, to as usize);
         }
     }
-    true
 }
 
 /// Moves of the man (stack) on `from`: the whole stack, then each part.

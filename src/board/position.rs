@@ -27,6 +27,9 @@ pub struct Undo {
     ep_in_hash: bool,
     halfmove: u32,
     hash: u64,
+    pawn_hash: u64,
+    psq: crate::eval::Score,
+    phase: i32,
 }
 
 /// A board change list: (square, new contents).
@@ -46,6 +49,8 @@ pub struct Board {
     pub(crate) psq: crate::eval::Score,
     /// Game phase: the non-pawn material on the board.
     pub(crate) phase: i32,
+    /// Hash of the pawn-type men alone (the key of the pawn-structure cache).
+    pub(crate) pawn_hash: u64,
 }
 
 impl Board {
@@ -59,7 +64,11 @@ impl Board {
         let z = &v.zobrist.pieces;
         let e = &v.eval;
         if old.is_piece() {
-            self.hash ^= z[old.0 as usize * BOARD_CELLS + sq];
+            let key = z[old.0 as usize * BOARD_CELLS + sq];
+            self.hash ^= key;
+            if v.promotion_pawns & old.kind().bit() != 0 {
+                self.pawn_hash ^= key;
+            }
             self.psq -= e.psq[old.0 as usize * BOARD_CELLS + sq];
             self.phase -= e.phase[old.0 as usize];
             if !cell.is_piece() || cell.color() != old.color() {
@@ -67,9 +76,32 @@ impl Board {
             }
         }
         if cell.is_piece() {
-            self.hash ^= z[cell.0 as usize * BOARD_CELLS + sq];
+            let key = z[cell.0 as usize * BOARD_CELLS + sq];
+            self.hash ^= key;
+            if v.promotion_pawns & cell.kind().bit() != 0 {
+                self.pawn_hash ^= key;
+            }
             self.psq += e.psq[cell.0 as usize * BOARD_CELLS + sq];
             self.phase += e.phase[cell.0 as usize];
+            if !old.is_piece() || cell.color() != old.color() {
+                self.list_add(cell.color(), sq);
+            }
+            if cell.kind() == v.king {
+                self.kings[cell.color().index()] = sq as u8;
+            }
+        }
+        self.cells[sq] = cell;
+    }
+
+    /// Put `cell` back on `sq` when unmaking: piece lists and king squares
+    /// only; the caller restores the hashes and scores saved before the move.
+    #[inline]
+    fn restore(&mut self, v: &Variant, sq: usize, cell: Cell) {
+        let old = self.cells[sq];
+        if old.is_piece() && (!cell.is_piece() || cell.color() != old.color()) {
+            self.list_remove(old.color(), sq);
+        }
+        if cell.is_piece() {
             if !old.is_piece() || cell.color() != old.color() {
                 self.list_add(cell.color(), sq);
             }
@@ -145,6 +177,7 @@ impl Position {
                 list_index: [0; BOARD_CELLS],
                 psq: crate::eval::Score::ZERO,
                 phase: 0,
+                pawn_hash: 0,
             },
             side: Color::White,
             castling: 0,
@@ -266,6 +299,9 @@ impl Position {
             ep_in_hash: self.ep_in_hash,
             halfmove: self.halfmove,
             hash: self.b.hash,
+            pawn_hash: self.b.pawn_hash,
+            psq: self.b.psq,
+            phase: self.b.phase,
         };
         let resets = captured
             || kind == MoveKind::EnPassant
@@ -331,8 +367,11 @@ impl Position {
         };
         let v = &*self.variant;
         for &(sq, cell) in undo.changed.iter().rev() {
-            self.b.set(v, sq as usize, cell);
+            self.b.restore(v, sq as usize, cell);
         }
+        self.b.pawn_hash = undo.pawn_hash;
+        self.b.psq = undo.psq;
+        self.b.phase = undo.phase;
         self.side = self.side.flip();
         if self.side == Color::Black {
             self.fullmove -= 1;
@@ -357,6 +396,9 @@ impl Position {
             ep_in_hash: self.ep_in_hash,
             halfmove: self.halfmove,
             hash: self.b.hash,
+            pawn_hash: self.b.pawn_hash,
+            psq: self.b.psq,
+            phase: self.b.phase,
         };
         if self.ep_in_hash {
             self.b.hash ^= v.zobrist.en_passant[self.ep as usize];

@@ -4,6 +4,7 @@
 //! answered while the engine thinks.
 
 pub mod uci;
+pub mod xboard;
 
 use crate::engine::Engine;
 use std::io::BufRead;
@@ -46,6 +47,7 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
                     break Protocol::Uci;
                 }
                 Some("xboard") => break Protocol::Xboard,
+                Some("--xboard") => break Protocol::Xboard,
                 Some("quit") => return,
                 None => continue,
                 Some(_) => println!("info string send 'uci' (or 'xboard') first"),
@@ -54,10 +56,6 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
     };
     match protocol {
         Protocol::Uci => uci::run(engine, rx, first),
-        Protocol::Xboard => {
-            // The XBoard front end is not written yet: say so in its own
-            // error form and end, rather than half-speak the protocol.
-            println!("Error (not implemented): xboard protocol");
-        }
+        Protocol::Xboard => xboard::run(engine, rx),
     }
 }

@@ -7,7 +7,7 @@ pub mod time;
 pub mod tt;
 
 use crate::board::Position;
-use crate::eval::evaluate;
+use crate::eval::{PawnCache, evaluate_with};
 use crate::movegen::{is_legal, leaves_king_safe, legal_moves, needs_test, tactical_pseudo};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
@@ -174,6 +174,7 @@ struct Worker<'a> {
     /// Static evaluations by position hash (positions recur often in the
     /// quiescence search).
     eval_cache: Vec<(u64, i32)>,
+    pawns: PawnCache,
     /// Whether the position with this hash is in check, when the parent node
     /// already found out (saves the child a scan).
     check_hint: (u64, bool),
@@ -196,6 +197,7 @@ impl<'a> Worker<'a> {
             values,
             aborted: false,
             eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
+            pawns: PawnCache::new(),
             check_hint: (0, false),
         }
     }
@@ -219,7 +221,7 @@ impl<'a> Worker<'a> {
         if slot.0 == h && h != 0 {
             return slot.1;
         }
-        let e = evaluate(&self.pos);
+        let e = evaluate_with(&self.pos, &mut self.pawns);
         *slot = (h, e);
         e
     }

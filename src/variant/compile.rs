@@ -3,8 +3,8 @@
 use super::betza::{self, Path};
 use super::ini::{Entry, IniError, Section};
 use super::{
-    AttackRay, AttackTable, CastlingRule, FastRules, MatingRules, PieceInfo, Rule, SquareSet,
-    Variant, XboardInfo, Zobrist,
+    AttackRay, AttackTable, CastlingRule, FastRules, MatingRules, PIN_OFFSET, PieceInfo, Rule,
+    SquareSet, Variant, XboardInfo, Zobrist,
 };
 use crate::types::{BOARD_CELLS, Color, MAX_FILES, MAX_RANKS, PieceType, Square};
 use std::collections::HashMap;
@@ -447,6 +447,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             plain: false,
             stepper: false,
             parts: Vec::new(),
+            reach: Default::default(),
         })
         .collect();
     // Paths of each type (stacks: union of members).
@@ -570,6 +571,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 plain: false,
                 stepper: false,
                 parts: Vec::new(),
+                reach: Default::default(),
             });
             type_paths.push(paths);
         }
@@ -699,6 +701,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             FastRules::from_rules(&p.rules[0]),
             FastRules::from_rules(&p.rules[1]),
         ];
+        p.reach = [reach(&p.rules[0]), reach(&p.rules[1])];
         p.plain = !p.dedup
             && !p.stackable
             && promotion_pawns & (1u64 << i) == 0
@@ -1210,4 +1213,19 @@ fn make_zobrist(types: usize, name: &str) -> Zobrist {
         castling,
         en_passant,
     }
+}
+
+/// Offsets (destination minus origin, plus [`PIN_OFFSET`]) of every square
+/// a man with these rules can reach in one move on an empty board.
+fn reach(rules: &[Rule]) -> Vec<bool> {
+    let mut t = vec![false; 2 * BOARD_CELLS];
+    for r in rules {
+        for k in 1..=(r.max as isize).min(16) {
+            let i = r.start as isize + k * r.step as isize + PIN_OFFSET;
+            if (0..t.len() as isize).contains(&i) {
+                t[i as usize] = true;
+            }
+        }
+    }
+    t
 }

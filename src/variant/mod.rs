@@ -257,6 +257,9 @@ pub struct PieceInfo {
     pub stepper: bool,
     /// Proper non-empty parts of a stack that may move alone.
     pub parts: Vec<PieceType>,
+    /// Per colour, indexed by destination minus origin plus [`PIN_OFFSET`]:
+    /// whether one move can cover that offset (see `compile::reach`).
+    pub reach: [Vec<bool>; 2],
 }
 
 /// A castling move available to one side.

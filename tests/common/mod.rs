@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod session;
+
 use amalgam::{Position, VariantSet};
 
 /// One row of `tests/data/<variant>.tsv`.

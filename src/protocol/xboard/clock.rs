@@ -1,0 +1,131 @@
+//! XBoard time controls (`level`, `st`, `sd`, `time`, `otim`) turned into
+//! search limits.
+
+use crate::search::Limits;
+
+/// Default allowance for communication delays, in milliseconds.
+const OVERHEAD_MS: u64 = 30;
+
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    /// Moves per session (0: the whole game), base time and increment.
+    pub mps: u32,
+    pub base_ms: u64,
+    pub inc_ms: u64,
+    /// Fixed time per move (`st`); replaces the level while set.
+    pub per_move_ms: Option<u64>,
+    /// Depth limit (`sd`).
+    pub depth: Option<u32>,
+    /// Last `time` and `otim`, in milliseconds.
+    pub own_ms: Option<u64>,
+    pub opponent_ms: Option<u64>,
+}
+
+impl Clock {
+    /// `level MPS BASE INC`: BASE in minutes or `m:ss`, INC in seconds.
+    pub fn set_level(&mut self, args: &[&str]) -> Result<(), String> {
+        let [mps, base, inc] = args else {
+            return Err("level needs MPS BASE INC".into());
+        };
+        let mps: u32 = mps.parse().map_err(|_| "bad moves per session")?;
+        let base_ms = match base.split_once(':') {
+            Some((m, s)) => {
+                let m: u64 = m.parse().map_err(|_| "bad base time")?;
+                let s: u64 = s.parse().map_err(|_| "bad base time")?;
+                (m * 60 + s) * 1000
+            }
+            None => {
+                let m: f64 = base.parse().map_err(|_| "bad base time")?;
+                if !(m >= 0.0 && m.is_finite()) {
+                    return Err("bad base time".into());
+                }
+                (m * 60_000.0) as u64
+            }
+        };
+        let inc: f64 = inc.parse().map_err(|_| "bad increment")?;
+        if !(inc >= 0.0 && inc.is_finite()) {
+            return Err("bad increment".into());
+        }
+        *self = Clock {
+            mps,
+            base_ms,
+            inc_ms: (inc * 1000.0) as u64,
+            per_move_ms: None,
+            depth: self.depth,
+            own_ms: None,
+            opponent_ms: None,
+        };
+        Ok(())
+    }
+
+    /// Limits for a search by the side that has made `moves_made` moves.
+    pub fn limits(&self, moves_made: usize) -> Limits {
+        let mut l = Limits {
+            depth: self.depth,
+            overhead: OVERHEAD_MS,
+            ..Default::default()
+        };
+        if let Some(ms) = self.per_move_ms {
+            l.movetime = Some(ms);
+            return l;
+        }
+        if self.base_ms == 0 && self.own_ms.is_none() {
+            // No clock at all: only the depth limit (or none) bounds it.
+            if self.depth.is_none() {
+                l.movetime = Some(1000);
+            }
+            return l;
+        }
+        l.time = Some(self.own_ms.unwrap_or(self.base_ms));
+        l.opponent_time = Some(self.opponent_ms.unwrap_or(self.base_ms));
+        l.inc = self.inc_ms;
+        l.opponent_inc = self.inc_ms;
+        if self.mps > 0 {
+            l.movestogo = Some(self.mps - (moves_made % self.mps as usize) as u32);
+        }
+        l
+    }
+}
+
+/// A `time`/`otim` value (centiseconds) in milliseconds; negative is zero.
+pub fn centiseconds(arg: Option<&&str>) -> Result<u64, String> {
+    let n: i64 = arg
+        .and_then(|s| s.parse().ok())
+        .ok_or("needs centiseconds")?;
+    Ok(n.max(0) as u64 * 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_with_minutes_and_seconds() {
+        let mut c = Clock::default();
+        c.set_level(&["40", "0:05", "0.05"]).unwrap();
+        assert_eq!((c.mps, c.base_ms, c.inc_ms), (40, 5000, 50));
+        c.set_level(&["0", "2", "1"]).unwrap();
+        assert_eq!((c.mps, c.base_ms, c.inc_ms), (0, 120_000, 1000));
+        assert!(c.set_level(&["x", "1", "0"]).is_err());
+        assert!(c.set_level(&["0", "1:xx", "0"]).is_err());
+        assert!(c.set_level(&["0", "1"]).is_err());
+    }
+
+    #[test]
+    fn limits_follow_the_clock() {
+        let mut c = Clock::default();
+        c.set_level(&["40", "1", "0"]).unwrap();
+        c.own_ms = Some(3000);
+        let l = c.limits(39);
+        assert_eq!((l.time, l.movestogo), (Some(3000), Some(1)));
+        assert_eq!(c.limits(40).movestogo, Some(40));
+        c.per_move_ms = Some(700);
+        assert_eq!(c.limits(0).movetime, Some(700));
+        let c = Clock {
+            depth: Some(4),
+            ..Default::default()
+        };
+        let l = c.limits(0);
+        assert_eq!((l.depth, l.movetime, l.time), (Some(4), None, None));
+    }
+}

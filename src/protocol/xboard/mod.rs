@@ -1,0 +1,442 @@
+//! XBoard (CECP v2) front end. Searches run on their own thread; this thread
+//! keeps answering `ping`, `?`, `.` and `quit` meanwhile. Moves are translated
+//! to and from the GUI's forms in [`moves`]; variant set-up and result claims
+//! are in [`setup`]. Bad input gets `Illegal move: ...` or `Error (...): ...`
+//! and changes nothing.
+
+mod clock;
+mod moves;
+mod search;
+mod setup;
+
+use crate::engine::Engine;
+use crate::types::Color;
+use clock::{Clock, centiseconds};
+use search::{Job, JobKind, Shared};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+
+/// Draw offers are accepted when the last search saw us this far behind.
+const ACCEPT_DRAW_BELOW_CP: i32 = -150;
+
+struct Xboard {
+    engine: Arc<Mutex<Engine>>,
+    shared: Arc<Shared>,
+    job: Option<Job>,
+    clock: Clock,
+    /// The side the engine plays; None in force mode.
+    side: Option<Color>,
+    analyzing: bool,
+}
+
+fn say(s: &str) {
+    println!("{s}");
+}
+
+/// Run XBoard until `quit` or the end of input.
+pub fn run(engine: Engine, rx: Receiver<String>) {
+    let shared = Arc::new(Shared::new(engine.stop_handle()));
+    let mut xb = Xboard {
+        engine: Arc::new(Mutex::new(engine)),
+        shared,
+        job: None,
+        clock: Clock::default(),
+        side: Some(Color::Black),
+        analyzing: false,
+    };
+    while let Ok(line) = rx.recv() {
+        if !xb.command(line.trim()) {
+            break;
+        }
+    }
+    xb.abort();
+}
+
+impl Xboard {
+    fn engine(&self) -> std::sync::MutexGuard<'_, Engine> {
+        search::lock(&self.engine)
+    }
+
+    /// End the running search without its move.
+    fn abort(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.abort(&self.shared);
+        }
+    }
+
+    /// Let a search for our move end by itself (its move is played); end
+    /// pondering or analysis at once.
+    fn finish(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.finish(&self.shared);
+        }
+    }
+
+    /// Handle one line; false on `quit`.
+    fn command(&mut self, line: &str) -> bool {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&cmd) = words.first() else {
+            return true;
+        };
+        let args = &words[1..];
+        let result = match cmd {
+            "quit" => return false,
+            "xboard" | "accepted" | "rejected" | "computer" | "random" | "name" | "ics"
+            | "white" | "black" | "bk" | "nps" | "otherboard" => Ok(()),
+            "protover" => {
+                self.features();
+                Ok(())
+            }
+            "ping" => {
+                say(&format!("pong {}", args.first().unwrap_or(&"")));
+                Ok(())
+            }
+            "?" => {
+                if let Some(job) = &self.job {
+                    job.move_now(&self.shared);
+                }
+                Ok(())
+            }
+            "." => {
+                if self.analyzing {
+                    say(&self.shared.status_line());
+                }
+                Ok(())
+            }
+            "post" | "nopost" => {
+                self.shared.post.store(cmd == "post", Ordering::Relaxed);
+                Ok(())
+            }
+            "hard" => {
+                self.shared.ponder.store(true, Ordering::Relaxed);
+                Ok(())
+            }
+            "easy" => {
+                self.shared.ponder.store(false, Ordering::Relaxed);
+                if self.job.as_ref().is_some_and(|j| j.is_pondering()) {
+                    self.finish();
+                }
+                Ok(())
+            }
+            "hint" => {
+                if let Some(h) = search::lock(&self.shared.hint).clone() {
+                    say(&format!("Hint: {h}"));
+                }
+                Ok(())
+            }
+            "draw" => {
+                if self.shared.last_score.load(Ordering::Relaxed) < ACCEPT_DRAW_BELOW_CP {
+                    say("offer draw");
+                }
+                Ok(())
+            }
+            "time" => centiseconds(args.first()).map(|t| self.clock.own_ms = Some(t)),
+            "otim" => centiseconds(args.first()).map(|t| self.clock.opponent_ms = Some(t)),
+            "level" => self.clock.set_level(args),
+            "st" => match args.first().and_then(|s| s.parse::<f64>().ok()) {
+                Some(s) if s > 0.0 && s.is_finite() => {
+                    self.clock.per_move_ms = Some((s * 1000.0) as u64);
+                    Ok(())
+                }
+                _ => Err("st needs seconds".into()),
+            },
+            "sd" => match args.first().and_then(|s| s.parse::<u32>().ok()) {
+                Some(d) if d > 0 => {
+                    self.clock.depth = Some(d);
+                    Ok(())
+                }
+                _ => Err("sd needs a depth".into()),
+            },
+            "memory" | "cores" => match args.first().and_then(|s| s.parse::<usize>().ok()) {
+                Some(n) => {
+                    self.finish();
+                    let mut e = self.engine();
+                    if cmd == "memory" {
+                        e.set_hash_mb(n.max(1));
+                    } else {
+                        e.set_threads(n.max(1));
+                    }
+                    Ok(())
+                }
+                None => Err(format!("{cmd} needs a number")),
+            },
+            "option" => {
+                self.finish();
+                self.option(&line[cmd.len()..])
+            }
+            "new" => {
+                self.abort();
+                self.new_game()
+            }
+            "variant" => {
+                self.abort();
+                self.variant(args)
+            }
+            "setboard" => {
+                self.abort();
+                self.setboard(line[cmd.len()..].trim())
+            }
+            "force" | "result" => {
+                self.abort();
+                self.side = None;
+                Ok(())
+            }
+            "go" => {
+                self.abort();
+                let stm = self.engine().position().side_to_move();
+                self.side = Some(stm);
+                self.analyzing = false;
+                self.think();
+                Ok(())
+            }
+            "playother" => {
+                self.abort();
+                let stm = self.engine().position().side_to_move();
+                self.side = Some(stm.flip());
+                Ok(())
+            }
+            "usermove" => match args {
+                [mv] => {
+                    self.user_move(mv);
+                    Ok(())
+                }
+                _ => Err("usermove needs one move".into()),
+            },
+            "undo" | "remove" => {
+                self.abort();
+                self.take_back(if cmd == "undo" { 1 } else { 2 })
+            }
+            "analyze" => {
+                self.abort();
+                self.analyzing = true;
+                self.side = None;
+                self.start(JobKind::Analyze);
+                Ok(())
+            }
+            "exit" => {
+                self.abort();
+                self.analyzing = false;
+                Ok(())
+            }
+            _ if words.len() == 1 && looks_like_move(cmd) => {
+                self.user_move(cmd);
+                Ok(())
+            }
+            _ => Err("unknown command".into()),
+        };
+        if let Err(reason) = result {
+            say(&format!("Error ({reason}): {line}"));
+        }
+        true
+    }
+
+    fn features(&self) {
+        let e = self.engine();
+        let mut names: Vec<String> = Vec::new();
+        let mut pair = false;
+        for n in e.variants().names() {
+            if let Ok(v) = e.variants().compile(n) {
+                pair |= v.has_pair_promotion();
+                if !names.contains(&v.xboard.name) {
+                    names.push(v.xboard.name.clone());
+                }
+            }
+        }
+        say(&format!(
+            "feature myname=\"Amalgam {}\" variants=\"{}\" setboard=1 ping=1 usermove=1 \
+             playother=1 colors=0 sigint=0 sigterm=0 time=1 draw=1 reuse=1 analyze=1 san=0 \
+             debug=1 memory=1 smp=1",
+            env!("CARGO_PKG_VERSION"),
+            names.join(",")
+        ));
+        // Offered only when a loaded variant defines a pair promotion.
+        if pair {
+            say(&format!(
+                "feature option=\"PairPromotion -check {}\"",
+                u8::from(e.pair_promotion())
+            ));
+        }
+        say("feature option=\"VariantPath -file \"");
+        say("feature done=1");
+    }
+
+    fn option(&mut self, text: &str) -> Result<(), String> {
+        let (name, value) = text.split_once('=').unwrap_or((text, ""));
+        let (name, value) = (name.trim(), value.trim());
+        let mut e = self.engine();
+        match name {
+            "PairPromotion" => {
+                let on = match value {
+                    "1" => true,
+                    "0" => false,
+                    _ => return Err("PairPromotion is 0 or 1".into()),
+                };
+                // Switching compiles the variant again from its start position,
+                // so only a change of value does it.
+                if on != e.pair_promotion() {
+                    e.set_pair_promotion(on)?;
+                }
+                Ok(())
+            }
+            "VariantPath" if value.is_empty() => Ok(()),
+            "VariantPath" => {
+                let (_, errors) = e
+                    .variants_mut()
+                    .load_file(value)
+                    .map_err(|x| x.to_string())?;
+                match errors.first() {
+                    Some(err) => Err(err.to_string()),
+                    None => Ok(()),
+                }
+            }
+            _ => Err("unknown option".into()),
+        }
+    }
+
+    /// The variant the GUI calls `name` (its XBoard name or our section name),
+    /// with a board-size prefix such as `10x8_` allowed.
+    fn find_variant(&self, name: &str) -> Option<String> {
+        let bare = match name.split_once('_') {
+            Some((size, rest))
+                if size.contains('x') && size.starts_with(|c: char| c.is_ascii_digit()) =>
+            {
+                rest
+            }
+            _ => name,
+        };
+        let e = self.engine();
+        let set = e.variants();
+        set.names()
+            .iter()
+            .find(|n| set.compile(n).is_ok_and(|v| v.xboard.name == bare))
+            .or_else(|| set.names().iter().find(|n| n.as_str() == bare))
+            .cloned()
+    }
+
+    fn new_game(&mut self) -> Result<(), String> {
+        let normal = self
+            .find_variant("normal")
+            .or_else(|| self.engine().variants().names().first().cloned())
+            .ok_or("no variants loaded")?;
+        {
+            let mut e = self.engine();
+            e.new_game();
+            e.set_variant(&normal)?;
+        }
+        self.side = Some(Color::Black);
+        self.clock.depth = None;
+        self.clock.own_ms = None;
+        self.clock.opponent_ms = None;
+        search::lock(&self.shared.hint).take();
+        self.resume_analysis();
+        Ok(())
+    }
+
+    fn variant(&mut self, args: &[&str]) -> Result<(), String> {
+        let [name] = args else {
+            return Err("variant needs a name".into());
+        };
+        let found = self.find_variant(name).ok_or("unknown variant")?;
+        let lines = {
+            let mut e = self.engine();
+            e.set_variant(&found)?;
+            setup::setup_lines(e.variant())
+        };
+        for l in lines {
+            say(&l);
+        }
+        self.resume_analysis();
+        Ok(())
+    }
+
+    fn setboard(&mut self, fen: &str) -> Result<(), String> {
+        {
+            let mut e = self.engine();
+            let fen = setup::fill_castling(e.variant(), fen);
+            e.set_position(Some(&fen), &[])?;
+        }
+        search::lock(&self.shared.hint).take();
+        self.resume_analysis();
+        Ok(())
+    }
+
+    fn take_back(&mut self, plies: usize) -> Result<(), String> {
+        {
+            let mut e = self.engine();
+            if e.position().ply_count() < plies {
+                return Err("no move to undo".into());
+            }
+            for _ in 0..plies {
+                e.position_mut().unmake();
+            }
+        }
+        self.resume_analysis();
+        Ok(())
+    }
+
+    fn user_move(&mut self, text: &str) {
+        self.abort();
+        let claim = {
+            let mut e = self.engine();
+            match moves::from_gui(e.position_mut(), text) {
+                Ok(m) => e.position_mut().make(m),
+                Err(crate::board::MoveError::Malformed(_)) => {
+                    say(&format!("Illegal move (malformed): {text}"));
+                    return;
+                }
+                Err(_) => {
+                    say(&format!("Illegal move: {text}"));
+                    return;
+                }
+            }
+            setup::claim(e.position_mut())
+        };
+        search::lock(&self.shared.hint).take();
+        if self.analyzing {
+            self.resume_analysis();
+            return;
+        }
+        let Some(side) = self.side else { return };
+        if let Some(c) = claim {
+            say(&c);
+            return;
+        }
+        if self.engine().position().side_to_move() == side {
+            self.think();
+        }
+    }
+
+    fn resume_analysis(&mut self) {
+        if self.analyzing {
+            self.start(JobKind::Analyze);
+        }
+    }
+
+    /// Search for our move, or claim the result when the game is over.
+    fn think(&mut self) {
+        let claim = setup::claim(self.engine().position_mut());
+        match claim {
+            Some(c) => say(&c),
+            None => self.start(JobKind::Think),
+        }
+    }
+
+    fn start(&mut self, kind: JobKind) {
+        let moves_made = self.engine().position().ply_count() / 2;
+        let limits = self.clock.limits(moves_made);
+        match Job::start(kind, &self.engine, &self.shared, limits) {
+            Ok(job) => self.job = Some(job),
+            Err(e) => say(&format!("Error ({e}): go")),
+        }
+    }
+}
+
+/// A bare word shaped like a move (for GUIs that omit `usermove`).
+fn looks_like_move(w: &str) -> bool {
+    let b = w.as_bytes();
+    b.len() >= 4
+        && b[0].is_ascii_lowercase()
+        && b[1].is_ascii_digit()
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ',')
+}

@@ -1,0 +1,289 @@
+//! Move strings between the engine and XBoard. The engine's own notation
+//! (RULES.md) is kept everywhere else; only here do moves take the forms the
+//! GUI understands: a merge of a whole stack as two legs that pass through
+//! the moving stack's square, a partial move with the letter of the stack
+//! that stays behind, and an en-passant capture by a man the GUI does not
+//! treat as a pawn as two legs through the victim.
+
+use crate::board::{MoveError, Position};
+use crate::types::{Move, MoveKind, Square};
+
+/// How a move is written for the GUI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// The engine's own text (plain moves, promotions, castling as the king's move).
+    Plain,
+    /// A whole stack onto a friendly one: `T F,` then `F T z`.
+    Merge,
+    /// The same onto a corner man that still has a castling right, as a
+    /// plain `F T`: the GUI forfeits a multi-leg move that starts from it.
+    CornerMerge,
+    /// Part of a stack leaves; the suffix names the remnant.
+    Split(char),
+    /// En passant by a non-pawn: `F V,` then `V T` (V the victim's square).
+    EnPassantLegs(Square),
+}
+
+fn form(pos: &Position, mv: Move) -> Form {
+    let v = pos.variant();
+    let here = pos.cell(mv.from());
+    match mv.kind() {
+        MoveKind::Normal if here.is_piece() && here.kind() != mv.part() => {
+            match v.remnant(here.kind(), mv.part()) {
+                Some(rest) => Form::Split(v.piece(rest).letter),
+                None => Form::Plain,
+            }
+        }
+        MoveKind::Normal if pos.cell(mv.to()).is_color(pos.side_to_move()) => {
+            let us = pos.side_to_move();
+            let castling_corner = v.castling.iter().any(|r| {
+                r.color == us && r.rook_from == mv.to() && pos.castling_rights() & (1 << r.bit) != 0
+            });
+            if castling_corner {
+                Form::CornerMerge
+            } else {
+                Form::Merge
+            }
+        }
+        // The GUI removes the victim itself only for its pawns (the variant's
+        // promoting men); anyone else capturing en passant passes over it.
+        MoveKind::EnPassant if here.is_piece() && v.promotion_pawns & here.kind().bit() == 0 => {
+            Form::EnPassantLegs(Square::new(mv.to().file(), mv.from().rank()))
+        }
+        _ => Form::Plain,
+    }
+}
+
+/// The legs the engine sends for a move made in `pos`: one `move` command each.
+pub fn to_gui(pos: &Position, mv: Move) -> Vec<String> {
+    let v = pos.variant();
+    let (f, t) = (v.square_name(mv.from()), v.square_name(mv.to()));
+    match form(pos, mv) {
+        Form::Plain | Form::CornerMerge => vec![pos.move_text(mv)],
+        Form::Split(rest) => vec![format!("{f}{t}{rest}")],
+        Form::Merge => vec![
+            format!("{t}{f},"),
+            format!("{f}{t}{}", v.piece(mv.result()).letter),
+        ],
+        Form::EnPassantLegs(victim) => {
+            let x = v.square_name(victim);
+            vec![format!("{f}{x},"), format!("{x}{t}")]
+        }
+    }
+}
+
+/// A move as one string (legs joined), for thinking output.
+pub fn to_gui_joined(pos: &Position, mv: Move) -> String {
+    to_gui(pos, mv).concat()
+}
+
+/// One leg of an incoming move: from, to, optional letter.
+type Leg = (Square, Square, Option<char>);
+
+/// Length of the square name at the start of `text` (a letter and digits).
+fn square_len(text: &str) -> usize {
+    let b = text.as_bytes();
+    if b.first().is_none_or(|c| !c.is_ascii_lowercase()) {
+        return 0;
+    }
+    1 + b[1..].iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
+fn square_prefix(pos: &Position, text: &str) -> Option<Square> {
+    pos.variant().parse_square(&text[..square_len(text)])
+}
+
+fn parse_leg(pos: &Position, text: &str) -> Option<Leg> {
+    let v = pos.variant();
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut squares = Vec::new();
+    for _ in 0..2 {
+        let n = square_len(&text[i..]);
+        squares.push(v.parse_square(&text[i..i + n])?);
+        i += n;
+    }
+    let letter = match &b[i..] {
+        [] => None,
+        [c] if c.is_ascii_lowercase() => Some(*c as char),
+        _ => return None,
+    };
+    Some((squares[0], squares[1], letter))
+}
+
+/// The legal move a GUI move string names. Partial moves are read only in
+/// the GUI's form (remnant letter), never in the engine's (part letter).
+pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
+    let lower = text.trim().to_ascii_lowercase();
+    let illegal = || MoveError::Illegal(text.trim().to_string());
+    let malformed = || MoveError::Malformed(text.trim().to_string());
+    // `T T,F X`: a null leg on the target stack, then the merging stack's
+    // square; the rest (X) is meaningless and may hold any characters.
+    if let Some((first, second)) = lower.split_once(',')
+        && let Some((t, t2, None)) = parse_leg(pos, first)
+        && t == t2
+    {
+        let f = square_prefix(pos, second).ok_or_else(malformed)?;
+        return pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .find(|&m| {
+                matches!(form(pos, m), Form::Merge | Form::CornerMerge)
+                    && m.from() == f
+                    && m.to() == t
+            })
+            .ok_or_else(illegal);
+    }
+    let legs: Option<Vec<Leg>> = lower.split(',').map(|l| parse_leg(pos, l)).collect();
+    let Some(legs) = legs else {
+        return Err(malformed());
+    };
+    let moves = pos.legal_moves();
+    let find = |want: &dyn Fn(Move, Form) -> bool| {
+        moves
+            .iter()
+            .copied()
+            .find(|&m| want(m, form(pos, m)))
+            .ok_or_else(illegal)
+    };
+    match legs.as_slice() {
+        [one] => {
+            let plain = format!(
+                "{}{}{}",
+                pos.variant().square_name(one.0),
+                pos.variant().square_name(one.1),
+                one.2.map(String::from).unwrap_or_default()
+            );
+            find(&|m, f| {
+                m.from() == one.0
+                    && m.to() == one.1
+                    && match f {
+                        Form::Split(rest) => one.2 == Some(rest),
+                        Form::Merge | Form::CornerMerge | Form::EnPassantLegs(_) => one.2.is_none(),
+                        Form::Plain => pos.move_text(m) == plain,
+                    }
+            })
+        }
+        // `F V,V T`: en passant through the victim, or the engine's own merge
+        // legs `T F,F T z` echoed back.
+        [(a, b, _), (b2, d, _)] if b == b2 => find(&|m, form| match form {
+            Form::EnPassantLegs(victim) => m.from() == *a && victim == *b && m.to() == *d,
+            Form::Merge => m.to() == *a && m.from() == *b && *d == *a,
+            _ => false,
+        }),
+        _ => Err(illegal()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    fn position(variant: &str, fen: &str) -> Position {
+        let v = VariantSet::builtin().compile(variant).expect("variant");
+        Position::from_fen(v, fen).expect("fen")
+    }
+
+    /// The GUI legs of the move the engine writes `engine`, and the move
+    /// read back from each GUI form in `incoming`.
+    fn check(variant: &str, fen: &str, engine: &str, legs: &[&str], incoming: &[&str]) {
+        let mut pos = position(variant, fen);
+        let mv = pos.parse_move(engine).expect("engine move");
+        assert_eq!(to_gui(&pos, mv), legs, "{engine} in {fen}");
+        for text in incoming {
+            assert_eq!(from_gui(&mut pos, text), Ok(mv), "{text} in {fen}");
+        }
+    }
+
+    const STACKS: &str = "r1b1k2r/pppp1ppp/8/8/8/2A5/PPPP1PPP/R3K2R w KQkq - 0 1";
+    const MERGES: &str = "r3k2r/pppppppp/8/8/8/1NN5/PPPPPPPP/R2RK2R w KQkq - 0 1";
+
+    #[test]
+    fn splits_name_the_remnant() {
+        check("combination", STACKS, "c3b5n", &["c3b5b"], &["c3b5b"]);
+        check("combination", STACKS, "c3e5b", &["c3e5n"], &["c3e5n"]);
+        check("combination", STACKS, "c3b5", &["c3b5"], &["c3b5"]);
+        // The engine's part letter means the other part to the GUI.
+        let mut pos = position("combination", STACKS);
+        assert!(matches!(
+            from_gui(&mut pos, "c3e5b"),
+            Err(MoveError::Illegal(_))
+        ));
+    }
+
+    #[test]
+    fn merges_go_in_two_legs() {
+        check(
+            "combination",
+            MERGES,
+            "c3d1",
+            &["d1c3,", "c3d1m"],
+            &["d1d1,c3`1", "d1d1,c3e2", "c3d1", "d1c3,c3d1m"],
+        );
+        // Onto the unmoved corner rook: one plain leg.
+        check(
+            "combination",
+            MERGES,
+            "b3a1",
+            &["b3a1"],
+            &["b3a1", "a1a1,b3c4"],
+        );
+        let mut pos = position("combination", MERGES);
+        assert!(matches!(
+            from_gui(&mut pos, "d1d1,e4`1"),
+            Err(MoveError::Illegal(_))
+        ));
+    }
+
+    #[test]
+    fn en_passant_by_a_non_pawn_passes_the_victim() {
+        let fen = "4k5/10/10/4Ds4/10/10/10/5K4 w - f6 0 1";
+        check(
+            "compound",
+            fen,
+            "e5f6",
+            &["e5f5,", "f5f6"],
+            &["e5f5,f5f6", "e5f6"],
+        );
+        let chess = "4k3/8/8/4Pp2/8/8/8/4K3 w - f6 0 1";
+        check("chess", chess, "e5f6", &["e5f6"], &["e5f6"]);
+    }
+
+    #[test]
+    fn promotions_pairs_and_castling_are_plain() {
+        check(
+            "team-mate",
+            "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+            "a7a8b",
+            &["a7a8b"],
+            &["a7a8b", "A7A8B"],
+        );
+        check(
+            "team-mate",
+            "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+            "a7a8u",
+            &["a7a8u"],
+            &["a7a8u"],
+        );
+        let compound = "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1";
+        check("compound", compound, "f1i1", &["f1i1"], &["f1i1"]);
+        check("compound", compound, "f1c1", &["f1c1"], &["f1c1"]);
+    }
+
+    #[test]
+    fn bad_strings() {
+        let mut pos = position("chess", "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+        for bad in ["", "e2", "e2e4qq", "z9z9", "e1e2,", "hello"] {
+            assert!(
+                matches!(from_gui(&mut pos, bad), Err(MoveError::Malformed(_))),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            from_gui(&mut pos, "e1e3"),
+            Err(MoveError::Illegal(_))
+        ));
+    }
+}

@@ -1,0 +1,279 @@
+//! Searches of the XBoard front end, each on its own thread: thinking about
+//! our move (then pondering on the opponent's time, when allowed) or
+//! analysing. The thread prints the thinking lines, the move and any result
+//! claim; the input thread can stop it, with or without its move.
+
+use super::{moves, say, setup};
+use crate::board::Position;
+use crate::engine::Engine;
+use crate::search::{Limits, SearchInfo, Value};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Scores of mates as XBoard reads them.
+const MATE_SCORE: i32 = 100_000;
+
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// State that the input thread and the search threads share.
+pub struct Shared {
+    pub stop: Arc<AtomicBool>,
+    pub post: AtomicBool,
+    pub ponder: AtomicBool,
+    /// The opponent's expected reply, in the GUI's form.
+    pub hint: Mutex<Option<String>>,
+    /// Our last root score, in centipawns.
+    pub last_score: AtomicI32,
+    /// Progress of the running search for `.`: depth, nodes, start.
+    depth: AtomicU64,
+    nodes: AtomicU64,
+    started: Mutex<Instant>,
+    total_moves: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(stop: Arc<AtomicBool>) -> Shared {
+        Shared {
+            stop,
+            post: AtomicBool::new(false),
+            ponder: AtomicBool::new(false),
+            hint: Mutex::new(None),
+            last_score: AtomicI32::new(0),
+            depth: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
+            started: Mutex::new(Instant::now()),
+            total_moves: AtomicU64::new(0),
+        }
+    }
+
+    /// The `stat01` answer to `.` during analysis.
+    pub fn status_line(&self) -> String {
+        let cs = lock(&self.started).elapsed().as_millis() / 10;
+        format!(
+            "stat01: {cs} {} {} 0 {}",
+            self.nodes.load(Ordering::Relaxed),
+            self.depth.load(Ordering::Relaxed),
+            self.total_moves.load(Ordering::Relaxed)
+        )
+    }
+
+    fn report(&self, root: &Position, info: &SearchInfo) {
+        self.depth.store(info.depth as u64, Ordering::Relaxed);
+        self.nodes.store(info.nodes, Ordering::Relaxed);
+        if info.multipv != 1 || !self.post.load(Ordering::Relaxed) {
+            return;
+        }
+        say(&thinking_line(root, info));
+    }
+}
+
+/// `depth score centiseconds nodes pv`.
+fn thinking_line(root: &Position, info: &SearchInfo) -> String {
+    let score = match info.value {
+        Value::Cp(cp) => cp,
+        Value::Mate(n) if n > 0 => MATE_SCORE + n,
+        Value::Mate(n) => -MATE_SCORE + n,
+    };
+    let mut pos = root.clone();
+    let mut pv = Vec::new();
+    for &m in &info.pv {
+        if !pos.legal_moves().contains(&m) {
+            break;
+        }
+        pv.push(moves::to_gui_joined(&pos, m));
+        pos.make(m);
+    }
+    format!(
+        "{} {score} {} {} {}",
+        info.depth,
+        info.time_ms / 10,
+        info.nodes,
+        pv.join(" ")
+    )
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Our move: played when the search ends; pondering may follow.
+    Think,
+    /// Infinite, prints thinking lines, plays nothing.
+    Analyze,
+}
+
+pub struct Job {
+    pub kind: JobKind,
+    handle: JoinHandle<()>,
+    /// Set: the move of this search is not played.
+    discard: Arc<AtomicBool>,
+    /// Set: no pondering after the move.
+    no_ponder: Arc<AtomicBool>,
+    /// The thread has gone on to ponder (or analyse): only a stop ends it.
+    endless: Arc<AtomicBool>,
+    /// `?`: stop thinking and play. Kept, because a search that is just
+    /// starting clears the stop flag; its next report stops it again.
+    move_now: Arc<AtomicBool>,
+}
+
+impl Job {
+    pub fn start(
+        kind: JobKind,
+        engine: &Arc<Mutex<Engine>>,
+        shared: &Arc<Shared>,
+        limits: Limits,
+    ) -> Result<Job, String> {
+        let discard = Arc::new(AtomicBool::new(false));
+        let no_ponder = Arc::new(AtomicBool::new(false));
+        let endless = Arc::new(AtomicBool::new(kind == JobKind::Analyze));
+        let move_now = Arc::new(AtomicBool::new(false));
+        let (engine, shared) = (engine.clone(), shared.clone());
+        let (d, np, en, now) = (
+            discard.clone(),
+            no_ponder.clone(),
+            endless.clone(),
+            move_now.clone(),
+        );
+        let handle = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut e = lock(&engine);
+                match kind {
+                    JobKind::Analyze => analyze(&mut e, &shared),
+                    JobKind::Think => {
+                        if play(&mut e, &shared, &limits, &d, &now)
+                            && shared.ponder.load(Ordering::Relaxed)
+                            && !np.load(Ordering::Relaxed)
+                        {
+                            en.store(true, Ordering::Relaxed);
+                            let limits = Limits {
+                                infinite: true,
+                                ..Default::default()
+                            };
+                            e.go(&limits, &[], &mut |_| {});
+                        }
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the search: {e}"))?;
+        Ok(Job {
+            kind,
+            handle,
+            discard,
+            no_ponder,
+            endless,
+            move_now,
+        })
+    }
+
+    /// Our move is out and the search goes on in the opponent's time.
+    pub fn is_pondering(&self) -> bool {
+        self.kind == JobKind::Think && self.endless.load(Ordering::Relaxed)
+    }
+
+    /// Stop thinking and play the best move found so far.
+    pub fn move_now(&self, shared: &Shared) {
+        if self.kind == JobKind::Think && !self.endless.load(Ordering::Relaxed) {
+            self.move_now.store(true, Ordering::Relaxed);
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Stop the search; its move, if not out yet, is dropped.
+    pub fn abort(self, shared: &Shared) {
+        self.discard.store(true, Ordering::Relaxed);
+        self.no_ponder.store(true, Ordering::Relaxed);
+        self.end(shared, true);
+    }
+
+    /// Wait for the move of a `Think` search; stop anything endless.
+    pub fn finish(self, shared: &Shared) {
+        self.no_ponder.store(true, Ordering::Relaxed);
+        self.end(shared, false);
+    }
+
+    fn end(self, shared: &Shared, stop_now: bool) {
+        // A stop can be cleared by a search that is just starting, so it is
+        // repeated until the thread is done.
+        while !self.handle.is_finished() {
+            if stop_now || self.endless.load(Ordering::Relaxed) {
+                shared.stop.store(true, Ordering::Relaxed);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let _ = self.handle.join();
+    }
+}
+
+fn analyze(e: &mut Engine, shared: &Shared) {
+    let root = e.position().clone();
+    *lock(&shared.started) = Instant::now();
+    let total = e.position_mut().legal_moves().len();
+    shared.total_moves.store(total as u64, Ordering::Relaxed);
+    shared.depth.store(0, Ordering::Relaxed);
+    shared.nodes.store(0, Ordering::Relaxed);
+    let limits = Limits {
+        infinite: true,
+        ..Default::default()
+    };
+    e.go(&limits, &[], &mut |info| {
+        if info.multipv == 1 && !shared.post.load(Ordering::Relaxed) {
+            // Analysis shows its lines even without `post`.
+            say(&thinking_line(&root, info));
+        }
+        shared.report(&root, info);
+    });
+}
+
+/// Search and play our move; true when the game goes on.
+fn play(
+    e: &mut Engine,
+    shared: &Shared,
+    limits: &Limits,
+    discard: &AtomicBool,
+    move_now: &AtomicBool,
+) -> bool {
+    let root = e.position().clone();
+    let r = e.go(limits, &[], &mut |info| {
+        if move_now.load(Ordering::Relaxed) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        shared.report(&root, info)
+    });
+    if discard.load(Ordering::Relaxed) {
+        return false;
+    }
+    let Some(best) = r
+        .best
+        .filter(|m| e.position_mut().legal_moves().contains(m))
+    else {
+        if let Some(c) = setup::claim(e.position_mut()) {
+            say(&c);
+        }
+        return false;
+    };
+    if let Value::Cp(cp) = r.value {
+        shared.last_score.store(cp, Ordering::Relaxed);
+    }
+    let legs = moves::to_gui(&root, best);
+    e.position_mut().make(best);
+    *lock(&shared.hint) = r
+        .ponder
+        .filter(|p| e.position_mut().legal_moves().contains(p))
+        .map(|p| moves::to_gui_joined(e.position(), p));
+    for leg in legs {
+        say(&format!("move {leg}"));
+    }
+    match setup::claim(e.position_mut()) {
+        Some(c) => {
+            say(&c);
+            false
+        }
+        None => true,
+    }
+}

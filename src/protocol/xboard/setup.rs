@@ -1,0 +1,164 @@
+//! What the GUI must be told about a variant (`setup` and `piece` lines from
+//! the ini's piece table and Betza strings), what its FENs leave out, and how
+//! a finished game is claimed.
+
+use crate::board::Position;
+use crate::game::{Outcome, Termination, outcome};
+use crate::types::Color;
+use crate::variant::Variant;
+
+/// The GUI's own moves for the glyph slots whose meaning it fixes: Pawn,
+/// Knight, Bishop, Rook and Queen in the first five slots, the King in the
+/// last. A man whose Betza string differs, or who sits in any other slot,
+/// gets a `piece` line.
+const SLOT_MOVES: [&str; 5] = ["fmWfcFifmnD", "N", "B", "R", "Q"];
+const KING_MOVES: &str = "K";
+/// Slot of the Rook glyph: without it the GUI cannot write castling rights.
+const ROOK_SLOT: usize = 3;
+
+/// White's half of the piece table (empty when the variant has none).
+fn white_half(v: &Variant) -> &str {
+    let t = &v.xboard.piece_table;
+    &t[..t.len() / 2]
+}
+
+/// `setup` and `piece` lines for a variant; none for a variant the GUI knows
+/// (no piece table in the ini).
+pub fn setup_lines(v: &Variant) -> Vec<String> {
+    let table = &v.xboard.piece_table;
+    if table.is_empty() {
+        return Vec::new();
+    }
+    let parent = if v.xboard.parent.is_empty() {
+        "fairy"
+    } else {
+        v.xboard.parent.as_str()
+    };
+    let mut lines = vec![format!(
+        "setup ({table}) {}x{}+0_{parent} {}",
+        v.files, v.ranks, v.start_fen
+    )];
+    let half: Vec<char> = white_half(v).chars().collect();
+    for p in &v.pieces {
+        let glyph = p.letter.to_ascii_uppercase();
+        let Some(slot) = half.iter().position(|&c| c == glyph) else {
+            continue;
+        };
+        let standard = if slot + 1 == half.len() {
+            Some(KING_MOVES)
+        } else {
+            SLOT_MOVES.get(slot).copied()
+        };
+        if standard != Some(p.betza.as_str()) {
+            lines.push(format!("piece {glyph}& {}", p.betza));
+        }
+    }
+    lines
+}
+
+/// A FEN from the GUI with the castling rights it could not write filled in.
+/// A piece table without a Rook glyph leaves the GUI no way to write them, so
+/// `-` then grants every right whose king and corner man still stand on their
+/// start squares.
+pub fn fill_castling(v: &std::sync::Arc<Variant>, fen: &str) -> String {
+    let mut fields: Vec<&str> = fen.split_whitespace().collect();
+    let blind = white_half(v).chars().nth(ROOK_SLOT) == Some('.');
+    if !blind || fields.get(2) != Some(&"-") {
+        return fen.to_string();
+    }
+    let Ok(pos) = Position::from_fen(v.clone(), fen) else {
+        return fen.to_string();
+    };
+    let start = Position::startpos(v.clone());
+    let mut rights = String::new();
+    for color in Color::BOTH {
+        for kingside in [true, false] {
+            let unmoved = v
+                .castling
+                .iter()
+                .find(|r| r.color == color && r.kingside == kingside)
+                .is_some_and(|r| {
+                    let corner = start.cell(r.rook_from);
+                    corner.is_piece()
+                        && pos.cell(r.rook_from) == corner
+                        && pos.cell(r.king_from) == start.cell(r.king_from)
+                });
+            if unmoved {
+                let c = if kingside { 'k' } else { 'q' };
+                rights.push(match color {
+                    Color::White => c.to_ascii_uppercase(),
+                    Color::Black => c,
+                });
+            }
+        }
+    }
+    if !rights.is_empty() {
+        fields[2] = &rights;
+    }
+    fields.join(" ")
+}
+
+/// The result claim when the game is over in `pos`, e.g. `1-0 {White mates}`.
+pub fn claim(pos: &mut Position) -> Option<String> {
+    let (result, why) = outcome(pos)?;
+    let text = match why {
+        Termination::Checkmate if result == Outcome::WhiteWins => "White mates".to_string(),
+        Termination::Checkmate => "Black mates".to_string(),
+        Termination::Stalemate => "Stalemate".to_string(),
+        Termination::Repetition => "Draw by repetition".to_string(),
+        Termination::MoveRule => format!("{}-move rule", pos.variant().n_move_rule),
+        Termination::DeadPosition => "Insufficient mating material".to_string(),
+    };
+    Some(format!("{} {{{text}}}", result.pgn()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    fn variant(name: &str) -> std::sync::Arc<Variant> {
+        VariantSet::builtin().compile(name).expect("variant")
+    }
+
+    #[test]
+    fn castling_dash_grants_unmoved_rights_without_a_rook_glyph() {
+        let v = variant("team-mate");
+        let start = "ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMNC w - - 0 1";
+        assert!(fill_castling(&v, start).contains(" w KQkq - "));
+        let king_moved = "ufeakmnc/pppppppp/8/8/8/8/PPPPKPPP/UFEA1MNC b - - 0 1";
+        assert!(fill_castling(&v, king_moved).contains(" b kq - "));
+        let cobra_moved = "ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMN1 w - - 0 1";
+        assert!(fill_castling(&v, cobra_moved).contains(" w Qkq - "));
+        // Rights written out are kept as they are.
+        let given = "ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMNC w Kq - 0 1";
+        assert_eq!(fill_castling(&v, given), given);
+        // A GUI that has a Rook glyph means '-'.
+        let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
+        assert_eq!(fill_castling(&variant("chess"), chess), chess);
+        assert_eq!(fill_castling(&variant("compound"), "x y - z"), "x y - z");
+    }
+
+    #[test]
+    fn claims() {
+        let mut mated =
+            Position::from_fen(variant("chess"), "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
+        assert_eq!(claim(&mut mated).as_deref(), Some("1-0 {White mates}"));
+        let mut stale =
+            Position::from_fen(variant("chess"), "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
+        assert_eq!(claim(&mut stale).as_deref(), Some("1/2-1/2 {Stalemate}"));
+        let mut bare =
+            Position::from_fen(variant("chess"), "7k/8/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
+        assert_eq!(
+            claim(&mut bare).as_deref(),
+            Some("1/2-1/2 {Insufficient mating material}")
+        );
+        let mut rule =
+            Position::from_fen(variant("team-mate"), "4k3/8/8/8/8/8/P7/4K3 w - - 128 90")
+                .expect("fen");
+        assert_eq!(claim(&mut rule).as_deref(), Some("1/2-1/2 {64-move rule}"));
+        let mut open = Position::startpos(variant("compound"));
+        assert_eq!(claim(&mut open), None);
+        assert!(setup_lines(&variant("chess")).is_empty());
+    }
+}
