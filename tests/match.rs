@@ -160,7 +160,8 @@ fn a_hang_past_the_clock_loses_on_time() {
     );
     assert_eq!(tags(&r.pgn, "Result"), ["0-1", "1-0"]);
     assert!(
-        r.stdout.contains("Sleeper (White) lost on time (no reply within 500 ms)"),
+        r.stdout
+            .contains("Sleeper (White) lost on time (no reply within 500 ms)"),
         "{}",
         r.stdout
     );
@@ -239,6 +240,39 @@ fn full_games_between_two_engines_replay_under_pgn_check() {
     std::fs::write(&bad_path, bad).unwrap();
     let (ok, text) = pgn_check(&bad_path);
     assert!(!ok, "{text}");
+}
+
+#[test]
+fn stack_moves_travel_over_xboard_and_replay() {
+    let mut args = vec![
+        "--engine".into(),
+        "name=OverXboard".into(),
+        format!("cmd={} --xboard", amalgam()),
+        "proto=xboard".into(),
+    ];
+    args.extend(own_uci("OverUci"));
+    args.extend(words(
+        "--variant combination --games 2 --depth 2 --random-plies 4 --seed 8 --concurrency 2",
+    ));
+    let r = run_match("xboard", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    // Neither side broke a rule: every game ended by the rules.
+    for t in tags(&r.pgn, "Termination") {
+        assert!(
+            [
+                "checkmate",
+                "stalemate",
+                "repetition",
+                "move rule",
+                "dead position"
+            ]
+            .contains(&t.as_str()),
+            "{t}\n{}",
+            r.stdout
+        );
+    }
+    let (ok, text) = pgn_check(&r.pgn_path);
+    assert!(ok, "{text}");
 }
 
 fn close(a: f64, b: f64) {

@@ -13,7 +13,6 @@ pub mod referee;
 pub mod stats;
 pub mod uci_client;
 pub mod xboard_client;
-pub mod xboard_moves;
 
 use config::{EngineSpec, MatchConfig, Proto};
 use openings::Opening;
@@ -292,7 +291,9 @@ struct Tally {
 }
 
 fn fmt_elo(s: &Score) -> String {
-    match (s.elo(), s.elo_margin()) {
+    // No "-0.0" for an even score.
+    let tidy = |e: f64| if e.abs() < 0.05 { 0.0 } else { e };
+    match (s.elo().map(tidy), s.elo_margin()) {
         (Some(e), Some(m)) => format!("{e:+.1} +/- {m:.1}"),
         (Some(e), None) => format!("{e:+.1} +/- inf"),
         (None, _) => match s.ratio() {

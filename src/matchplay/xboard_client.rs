@@ -1,4 +1,7 @@
-//! An engine driven over the XBoard protocol (version 2). The engine stays in
+//! An engine driven over the XBoard protocol (version 2). Moves go in the
+//! forms a GUI sends and are read in the forms an engine sends (stack merges
+//! and Dragon en passant in two legs, splits naming the remnant), by the
+//! translation of the engine's own XBoard front end. The engine stays in
 //! `force` mode until its first turn of a game; then it gets the moves so
 //! far and `go`, and from then on each opponent move makes it think.
 
@@ -6,9 +9,9 @@ use super::engine_proc::{EngineProcess, Launch};
 use super::limits::Limits;
 use super::player::{Answer, Failure, Player, Reply, SearchInfo, Turn};
 use super::uci_client::to_failure;
-use super::xboard_moves::{Writer, parse_xboard_move, xboard_text};
 use crate::board::Position;
 use crate::game::Outcome;
+use crate::protocol::xboard::moves::{from_gui, gui_text};
 use crate::types::{Color, Move};
 use crate::variant::Variant;
 use std::sync::Arc;
@@ -192,7 +195,7 @@ impl XboardPlayer {
 
     /// Send a move of the game to the engine.
     fn send_move(&mut self, pos: &Position, m: Move) -> Result<(), Failure> {
-        let text = xboard_text(pos, m, Writer::Gui);
+        let text = gui_text(pos, m);
         if self.features.usermove {
             self.send(&format!("usermove {text}"))
         } else {
@@ -309,7 +312,9 @@ impl Player for XboardPlayer {
     }
 
     fn parse_move(&self, pos: &mut Position, text: &str) -> Option<Move> {
-        parse_xboard_move(pos, text)
+        // The reader of the engine's own front end takes the forms an engine
+        // writes (legs joined) as well as the GUI's.
+        from_gui(pos, text).ok()
     }
 
     fn game_over(&mut self, result: Outcome, reason: &str) {
