@@ -1,5 +1,5 @@
-//! The command line of `amalgam match` (and the same words in an options
-//! file): engines, variant, games, limits, openings, output, adjudication.
+//! The command line of `amalgam match`: engines, variant, games, limits,
+//! openings, output, adjudication.
 
 use super::engine_proc::Launch;
 use super::limits::{Limits, TimeControl};
@@ -119,43 +119,6 @@ fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
         }
     }
     Ok(out)
-}
-
-/// Words of an options file: one or more per line, `#` comments; each
-/// line is split at white space except inside double quotes.
-pub fn file_words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        let mut word = String::new();
-        let mut quoted = false;
-        let mut any = false;
-        for c in line.chars() {
-            match c {
-                '"' => {
-                    quoted = !quoted;
-                    any = true;
-                }
-                c if c.is_whitespace() && !quoted => {
-                    if any {
-                        out.push(std::mem::take(&mut word));
-                    }
-                    any = false;
-                }
-                c => {
-                    word.push(c);
-                    any = true;
-                }
-            }
-        }
-        if any {
-            out.push(word);
-        }
-    }
-    out
 }
 
 impl MatchConfig {
@@ -309,8 +272,40 @@ impl MatchConfig {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<String> {
-        file_words(s)
+    /// A command line as a shell splits it (white space, double quotes).
+    fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('#') {
+                continue;
+            }
+            let mut word = String::new();
+            let mut quoted = false;
+            let mut any = false;
+            for c in line.chars() {
+                match c {
+                    '"' => {
+                        quoted = !quoted;
+                        any = true;
+                    }
+                    c if c.is_whitespace() && !quoted => {
+                        if any {
+                            out.push(std::mem::take(&mut word));
+                        }
+                        any = false;
+                    }
+                    c => {
+                        word.push(c);
+                        any = true;
+                    }
+                }
+            }
+            if any {
+                out.push(word);
+            }
+        }
+        out
     }
 
     #[test]

@@ -30,11 +30,8 @@ use crate::game::Outcome;
 use crate::variant::Variant;
 
 /// Start an engine of the match in its protocol.
-pub fn start_engine(
-    spec: &EngineSpec,
-    variant: &Variant,
-    rules: &GameRules,
-) -> Result<Box<dyn Player>, String> {
+pub fn start_engine(spec: &EngineSpec, rules: &GameRules) -> Result<Box<dyn Player>, String> {
+    let variant = &rules.variant;
     let r: Result<Box<dyn Player>, String> = match spec.proto {
         Proto::Uci => uci_client::UciPlayer::start(&spec.launch, &spec.options, variant)
             .map(|p| Box::new(p) as Box<dyn Player>),
@@ -116,7 +113,7 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
     };
     // Start every engine once, so that a refusal stops the match before it begins.
     for spec in &cfg.engines {
-        match start_engine(spec, &variant, &rules) {
+        match start_engine(spec, &rules) {
             Ok(mut p) => p.quit(),
             Err(e) => {
                 return MatchOutcome {
@@ -241,7 +238,7 @@ fn worker(
                 if players[e].is_some() {
                     restarted.push(e);
                 }
-                match start_engine(&engines[e], &rules.variant, rules) {
+                match start_engine(&engines[e], rules) {
                     Ok(p) => players[e] = Some(p),
                     Err(err) => {
                         let _ = tx.send(WorkerMessage::Fatal(err));
