@@ -344,7 +344,7 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
         }
         let ch = pos.changes(m);
         let ksq = if from == king { m.to().index() } else { king };
-        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them) {
+        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, false) {
             out[keep] = m;
             keep += 1;
         }
@@ -353,15 +353,33 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
 }
 
 /// Apply `changes` to the cells, test whether `king` is attacked by `them`,
-/// restore the cells.
+/// restore the cells. `was_safe`: the king stood unattacked on the same
+/// square before, so only attacks through the changed squares need a look.
 #[inline]
-fn safe_after(cells: &mut Cells, v: &Variant, changes: &Changes, king: usize, them: Color) -> bool {
+fn safe_after(
+    cells: &mut Cells,
+    v: &Variant,
+    changes: &Changes,
+    king: usize,
+    them: Color,
+    was_safe: bool,
+) -> bool {
     let mut saved: arrayvec::ArrayVec<(u8, Cell), 4> = arrayvec::ArrayVec::new();
     for &(sq, c) in changes {
         saved.push((sq, cells[sq as usize]));
         cells[sq as usize] = c;
     }
-    let safe = !attacked(cells, v, king, them);
+    let safe = if was_safe {
+        !attacked_through(
+            cells,
+            v,
+            king,
+            them,
+            changes.iter().map(|&(sq, _)| sq as usize),
+        )
+    } else {
+        !attacked(cells, v, king, them)
+    };
     for &(sq, c) in saved.iter().rev() {
         cells[sq as usize] = c;
     }
@@ -370,6 +388,16 @@ fn safe_after(cells: &mut Cells, v: &Variant, changes: &Changes, king: usize, th
 
 /// Whether making `mv` leaves the mover's king unattacked.
 pub fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
+    king_safe_after(pos, mv, false)
+}
+
+/// [`leaves_king_safe`] for a side that is not in check.
+pub fn leaves_king_safe_unchecked(pos: &mut Position, mv: Move) -> bool {
+    king_safe_after(pos, mv, true)
+}
+
+#[inline]
+fn king_safe_after(pos: &mut Position, mv: Move, not_in_check: bool) -> bool {
     let us = pos.side;
     let ch = pos.changes(mv);
     let king = pos.b.kings[us.index()] as usize;
@@ -378,7 +406,14 @@ pub fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
     } else {
         king
     };
-    safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, us.flip())
+    safe_after(
+        &mut pos.b.cells,
+        &pos.variant,
+        &ch,
+        ksq,
+        us.flip(),
+        not_in_check && ksq == king,
+    )
 }
 
 /// Push a move to `to`, expanded into promotions when `promotes` and the
@@ -1064,7 +1099,9 @@ fn pseudo_moves(pos: &Position, us: Color, with_castling: bool, out: &mut MoveLi
 }
 
 /// Keep the moves in `out[start..]` that leave the king safe, testing only
-/// those for which `test` says a test is needed.
+/// those for which `test` says a test is needed. Only for a side not in
+/// check: moves that leave the king where it stands look only through the
+/// squares they change.
 #[inline]
 fn filter_from(
     pos: &mut Position,
@@ -1085,7 +1122,7 @@ fn filter_from(
             } else {
                 king
             };
-            if !safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them) {
+            if !safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, ksq == king) {
                 continue;
             }
         }

@@ -425,3 +425,27 @@ fn malformed_lines_get_exact_replies_and_change_nothing() {
     // Still chess from the start position.
     play(&mut s, &["e2e4", "e7e5", "g1f3"]);
 }
+
+#[test]
+fn bad_variant_or_position_during_a_search_leaves_it_running() {
+    let mut s = xboard();
+    s.send("new");
+    s.send("st 60");
+    s.send("usermove e2e4");
+    assert_eq!(
+        reply(&mut s, "variant shogi"),
+        ["Error (unknown variant): variant shogi"]
+    );
+    let bad_fen = reply(&mut s, "setboard 8/8/8 w - - 0 1");
+    assert!(
+        bad_fen.len() == 1 && bad_fen[0].starts_with("Error (bad FEN: "),
+        "{bad_fen:?}"
+    );
+    // The search goes on and its move still counts.
+    s.send("?");
+    s.until("move ");
+    s.send("force");
+    s.send("undo");
+    s.send("undo");
+    play(&mut s, &["d2d4"]);
+}

@@ -8,7 +8,9 @@ pub mod tt;
 
 use crate::board::Position;
 use crate::eval::{PawnCache, evaluate_with};
-use crate::movegen::{is_legal, leaves_king_safe, legal_moves, needs_test, tactical_pseudo};
+use crate::movegen::{
+    is_legal, leaves_king_safe_unchecked, legal_moves, needs_test, tactical_pseudo,
+};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
 use std::sync::Arc;
@@ -388,7 +390,10 @@ impl<'a> Worker<'a> {
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let m = list[i];
-            if !in_check && needs_test(&self.pos, m) && !leaves_king_safe(&mut self.pos, m) {
+            if !in_check
+                && needs_test(&self.pos, m)
+                && !leaves_king_safe_unchecked(&mut self.pos, m)
+            {
                 continue;
             }
             self.pos.make(m);

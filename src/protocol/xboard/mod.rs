@@ -9,8 +9,10 @@ pub mod moves;
 mod search;
 mod setup;
 
+use crate::board::Position;
 use crate::engine::Engine;
 use crate::types::Color;
+use crate::variant::{Variant, VariantSet};
 use clock::{Clock, centiseconds};
 use search::{Job, JobKind, Shared};
 use std::sync::atomic::Ordering;
@@ -28,6 +30,11 @@ struct Xboard {
     /// The side the engine plays; None in force mode.
     side: Option<Color>,
     analyzing: bool,
+    /// Copies of the engine's variant set and current variant, so that
+    /// `variant` and `setboard` are checked without waiting for a search
+    /// that holds the engine (see [`Xboard::mirror`]).
+    variants: VariantSet,
+    variant: Arc<Variant>,
 }
 
 fn say(s: &str) {
@@ -37,6 +44,7 @@ fn say(s: &str) {
 /// Run XBoard until `quit` or the end of input.
 pub fn run(engine: Engine, rx: Receiver<String>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
+    let (variants, variant) = (engine.variants().clone(), engine.variant().clone());
     let mut xb = Xboard {
         engine: Arc::new(Mutex::new(engine)),
         shared,
@@ -44,6 +52,8 @@ pub fn run(engine: Engine, rx: Receiver<String>) {
         clock: Clock::default(),
         side: Some(Color::Black),
         analyzing: false,
+        variants,
+        variant,
     };
     while let Ok(line) = rx.recv() {
         if !xb.command(line.trim()) {
@@ -56,6 +66,17 @@ pub fn run(engine: Engine, rx: Receiver<String>) {
 impl Xboard {
     fn engine(&self) -> std::sync::MutexGuard<'_, Engine> {
         search::lock(&self.engine)
+    }
+
+    /// Copy the engine's variant set and variant after they changed (no
+    /// search runs then).
+    fn mirror(&mut self) {
+        let (variants, variant) = {
+            let e = self.engine();
+            (e.variants().clone(), e.variant().clone())
+        };
+        self.variants = variants;
+        self.variant = variant;
     }
 
     /// End the running search without its move.
@@ -163,20 +184,17 @@ impl Xboard {
             },
             "option" => {
                 self.finish();
-                self.option(&line[cmd.len()..])
+                let r = self.option(&line[cmd.len()..]);
+                self.mirror();
+                r
             }
             "new" => {
                 self.abort();
                 self.new_game()
             }
-            "variant" => {
-                self.abort();
-                self.variant(args)
-            }
-            "setboard" => {
-                self.abort();
-                self.setboard(line[cmd.len()..].trim())
-            }
+            // Bad input is refused before a running search is disturbed.
+            "variant" => self.variant(args),
+            "setboard" => self.setboard(line[cmd.len()..].trim()),
             "force" | "result" => {
                 self.abort();
                 self.side = None;
@@ -305,8 +323,7 @@ impl Xboard {
             }
             _ => name,
         };
-        let e = self.engine();
-        let set = e.variants();
+        let set = &self.variants;
         set.names()
             .iter()
             .find(|n| set.compile(n).is_ok_and(|v| v.xboard.name == bare))
@@ -317,13 +334,14 @@ impl Xboard {
     fn new_game(&mut self) -> Result<(), String> {
         let normal = self
             .find_variant("normal")
-            .or_else(|| self.engine().variants().names().first().cloned())
+            .or_else(|| self.variants.names().first().cloned())
             .ok_or("no variants loaded")?;
         {
             let mut e = self.engine();
             e.new_game();
             e.set_variant(&normal)?;
         }
+        self.mirror();
         self.side = Some(Color::Black);
         self.clock.depth = None;
         self.clock.own_ms = None;
@@ -338,11 +356,13 @@ impl Xboard {
             return Err("variant needs a name".into());
         };
         let found = self.find_variant(name).ok_or("unknown variant")?;
+        self.abort();
         let lines = {
             let mut e = self.engine();
             e.set_variant(&found)?;
             setup::setup_lines(e.variant())
         };
+        self.mirror();
         for l in lines {
             say(&l);
         }
@@ -351,9 +371,11 @@ impl Xboard {
     }
 
     fn setboard(&mut self, fen: &str) -> Result<(), String> {
+        let fen = setup::fill_castling(&self.variant, fen);
+        Position::from_fen(self.variant.clone(), &fen).map_err(|e| format!("bad FEN: {e}"))?;
+        self.abort();
         {
             let mut e = self.engine();
-            let fen = setup::fill_castling(e.variant(), fen);
             e.set_position(Some(&fen), &[])?;
         }
         search::lock(&self.shared.hint).take();
