@@ -7,6 +7,7 @@ pub mod engine;
 pub mod epd;
 pub mod eval;
 pub mod game;
+pub mod matchplay;
 pub mod movegen;
 pub mod perft;
 pub mod protocol;

@@ -1,4 +1,4 @@
-//! Command-line front end: `perft`, `check`, and (later) the protocol loop.
+//! Command-line front end: the protocol loop, `perft`, `check`, `match`, `pgn check` and more.
 
 use amalgam::board::Position;
 use amalgam::perft::divide;
@@ -14,6 +14,9 @@ const USAGE: &str = "usage:
   go VARIANT FEN|startpos [--depth D | --movetime MS | --nodes N] [--threads T] [--multipv K]
   epd FILE [--variant V] [--movetime MS] [--threads T]
   selfplay VARIANT --games N (--nodes K | --depth D | --movetime MS) [--pgn FILE] [--seed S]
+  match --engine name=N cmd=C proto=uci|xboard [option.X=V ...] --engine ... [--tc 10+0.1] ...
+                         engine-versus-engine match (`amalgam match --help` for every option)
+  pgn check FILE         replay every game of a PGN file with the rules and verify it
   check [FILE...]        validate ini files (default: the built-in variants.ini)
   variants               list the defined variants";
 
@@ -63,6 +66,8 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
         "epd" => epd_command(set, args),
         "selfplay" => selfplay_command(&set, args),
         "check" => Ok(check_command(args)),
+        "match" => match_command(set, args),
+        "pgn" => pgn_command(&set, args),
         "variants" => {
             for name in set.names() {
                 println!("{name}");
@@ -421,6 +426,62 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
         println!("error: {e}");
     }
     Ok(if summary.errors.is_empty() && summary.unterminated == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn match_command(mut set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    use amalgam::matchplay::config::{MatchConfig, USAGE as MATCH_USAGE};
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{MATCH_USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (cfg, variant) = MatchConfig::parse(args, &mut set)?;
+    let start = Instant::now();
+    let result = amalgam::matchplay::run(&cfg, variant);
+    println!(
+        "{} games in {:.1} s",
+        result.games,
+        start.elapsed().as_secs_f64()
+    );
+    match result.fatal {
+        Some(e) => Err(e),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn pgn_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let [sub, file] = args else {
+        return Err(format!("pgn needs: check FILE\n{USAGE}"));
+    };
+    if sub != "check" {
+        return Err(format!("unknown pgn command '{sub}'\n{USAGE}"));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let games = amalgam::matchplay::pgn::read_games(&text);
+    let mut bad = 0;
+    let mut plies = 0;
+    for (i, g) in games.iter().enumerate() {
+        match amalgam::matchplay::pgn::check_game(set, g) {
+            Ok(n) => plies += n,
+            Err(e) => {
+                bad += 1;
+                println!(
+                    "game {} ({} - {}): {e}",
+                    i + 1,
+                    g.tag("White").unwrap_or("?"),
+                    g.tag("Black").unwrap_or("?")
+                );
+            }
+        }
+    }
+    println!(
+        "{} game(s), {plies} move(s) checked, {bad} with errors",
+        games.len()
+    );
+    Ok(if bad == 0 && !games.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -5,7 +5,7 @@
 //! and changes nothing.
 
 mod clock;
-mod moves;
+pub mod moves;
 mod search;
 mod setup;
 

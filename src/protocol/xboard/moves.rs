@@ -77,6 +77,20 @@ pub fn to_gui_joined(pos: &Position, mv: Move) -> String {
     to_gui(pos, mv).concat()
 }
 
+/// The string a GUI sends to an engine for a move made in `pos` (one that
+/// [`from_gui`] reads): a whole-stack merge as a null leg on the target, then
+/// the merging stack's square; every other move as the engine writes it.
+pub fn gui_text(pos: &Position, mv: Move) -> String {
+    let v = pos.variant();
+    match form(pos, mv) {
+        Form::Merge => {
+            let t = v.square_name(mv.to());
+            format!("{t}{t},{}{t}", v.square_name(mv.from()))
+        }
+        _ => to_gui_joined(pos, mv),
+    }
+}
+
 /// One leg of an incoming move: from, to, optional letter.
 type Leg = (Square, Square, Option<char>);
 
@@ -235,6 +249,27 @@ mod tests {
             from_gui(&mut pos, "d1d1,e4`1"),
             Err(MoveError::Illegal(_))
         ));
+    }
+
+    #[test]
+    fn gui_text_reads_back_for_every_move() {
+        for (variant, fen) in [
+            ("combination", STACKS),
+            ("combination", MERGES),
+            ("compound", "4k5/10/10/4Ds4/10/10/10/5K4 w - f6 0 1"),
+            ("team-mate", "4k3/1P6/6B1/3b4/8/8/2p3P1/4K2C w K - 0 1"),
+        ] {
+            let mut pos = position(variant, fen);
+            for mv in pos.legal_moves() {
+                let text = gui_text(&pos, mv);
+                assert_eq!(from_gui(&mut pos, &text), Ok(mv), "{text} in {fen}");
+                let legs = to_gui_joined(&pos, mv);
+                assert_eq!(from_gui(&mut pos, &legs), Ok(mv), "{legs} in {fen}");
+            }
+        }
+        let pos = position("combination", MERGES);
+        let mv = pos.clone().parse_move("c3d1").expect("merge");
+        assert_eq!(gui_text(&pos, mv), "d1d1,c3d1");
     }
 
     #[test]

@@ -1,0 +1,206 @@
+//! Match statistics from wins, draws and losses.
+//!
+//! - Score `s = (W + D/2) / N`; Elo difference of the logistic model
+//!   `Elo(s) = -400 log10(1/s - 1)`.
+//! - Per-game variance of the trinomial result
+//!   `var = (W (1-s)^2 + D (1/2-s)^2 + L s^2) / N`; standard error
+//!   `se = sqrt(var / N)`; the 95% margin is half the Elo width of
+//!   `s ± 1.959964 se`.
+//! - Likelihood of superiority `LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2`.
+//! - SPRT: the generalised SPRT's log-likelihood ratio in its normal
+//!   approximation on logistic Elo, `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`,
+//!   where `s0`, `s1` are the expected scores at `elo0`, `elo1`; it stops at
+//!   `ln(beta / (1 - alpha))` (H0 accepted) or `ln((1 - beta) / alpha)` (H1).
+
+/// Results of one side: wins, losses, draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+}
+
+/// Two-sided 97.5% quantile of the normal distribution.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Elo difference of an expected score in (0, 1).
+pub fn elo_of_score(s: f64) -> f64 {
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// Expected score of an Elo difference.
+pub fn score_of_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The error function: its Maclaurin series below 2.5, the continued
+/// fraction of erfc above (both accurate to about 1e-12).
+pub fn erf(x: f64) -> f64 {
+    if x < 0.0 {
+        return -erf(-x);
+    }
+    if x < 2.5 {
+        // Maclaurin series: erf x = 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1)).
+        let mut term = x;
+        let mut sum = x;
+        let x2 = x * x;
+        for n in 1..200 {
+            term *= -x2 / n as f64;
+            let add = term / (2 * n + 1) as f64;
+            sum += add;
+            if add.abs() < 1e-17 {
+                break;
+            }
+        }
+        2.0 / std::f64::consts::PI.sqrt() * sum
+    } else {
+        // Continued fraction of erfc, evaluated from the tail (Lentz-free).
+        let mut f = 0.0;
+        for k in (1..60).rev() {
+            f = (k as f64 / 2.0) / (x + f);
+        }
+        1.0 - (-x * x).exp() / std::f64::consts::PI.sqrt() / (x + f)
+    }
+}
+
+impl Score {
+    pub fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    pub fn add(&mut self, o: Score) {
+        self.wins += o.wins;
+        self.losses += o.losses;
+        self.draws += o.draws;
+    }
+
+    /// The same results seen from the other side.
+    pub fn flipped(&self) -> Score {
+        Score {
+            wins: self.losses,
+            losses: self.wins,
+            draws: self.draws,
+        }
+    }
+
+    /// Points per game.
+    pub fn ratio(&self) -> Option<f64> {
+        let n = self.games();
+        (n > 0).then(|| (self.wins as f64 + self.draws as f64 / 2.0) / n as f64)
+    }
+
+    /// Per-game variance of the result.
+    fn variance(&self) -> Option<f64> {
+        let s = self.ratio()?;
+        let n = self.games() as f64;
+        Some(
+            (self.wins as f64 * (1.0 - s).powi(2)
+                + self.draws as f64 * (0.5 - s).powi(2)
+                + self.losses as f64 * s.powi(2))
+                / n,
+        )
+    }
+
+    /// Elo difference; `None` without games or at a score of 0% or 100%.
+    pub fn elo(&self) -> Option<f64> {
+        let s = self.ratio()?;
+        (s > 0.0 && s < 1.0).then(|| elo_of_score(s))
+    }
+
+    /// Half width of the 95% confidence interval of the Elo difference.
+    pub fn elo_margin(&self) -> Option<f64> {
+        let s = self.ratio()?;
+        let se = (self.variance()? / self.games() as f64).sqrt();
+        let (lo, hi) = (s - Z95 * se, s + Z95 * se);
+        (lo > 0.0 && hi < 1.0).then(|| (elo_of_score(hi) - elo_of_score(lo)) / 2.0)
+    }
+
+    /// Likelihood of superiority; `None` when every game was drawn.
+    pub fn los(&self) -> Option<f64> {
+        let decisive = (self.wins + self.losses) as f64;
+        (decisive > 0.0).then(|| {
+            0.5 * (1.0 + erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt()))
+        })
+    }
+}
+
+/// Parameters of a sequential probability ratio test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+/// What an SPRT has decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtDecision {
+    AcceptH0,
+    AcceptH1,
+}
+
+impl Sprt {
+    /// Parse `elo0=0 elo1=5 alpha=0.05 beta=0.05` (any order; all four).
+    pub fn parse(words: &[&str]) -> Result<Sprt, String> {
+        let mut vals = [None; 4];
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| format!("bad SPRT parameter '{w}'"))?;
+            let i = ["elo0", "elo1", "alpha", "beta"]
+                .iter()
+                .position(|&n| n == k)
+                .ok_or_else(|| format!("unknown SPRT parameter '{k}'"))?;
+            vals[i] = Some(
+                v.parse::<f64>()
+                    .map_err(|_| format!("bad value '{v}' for {k}"))?,
+            );
+        }
+        let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = vals else {
+            return Err("--sprt needs elo0, elo1, alpha and beta".into());
+        };
+        let p = |x: f64| x > 0.0 && x < 0.5;
+        if elo1 <= elo0 || !p(alpha) || !p(beta) {
+            return Err("--sprt needs elo0 < elo1 and alpha, beta in (0, 0.5)".into());
+        }
+        Ok(Sprt {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        })
+    }
+
+    /// Log-likelihood ratio of the results (0 while it is undefined).
+    pub fn llr(&self, score: &Score) -> f64 {
+        let (Some(s), Some(var)) = (score.ratio(), score.variance()) else {
+            return 0.0;
+        };
+        if var <= 0.0 {
+            return 0.0;
+        }
+        let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
+        score.games() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+    }
+
+    /// (lower, upper) stopping bounds of the LLR.
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    pub fn decision(&self, score: &Score) -> Option<SprtDecision> {
+        let llr = self.llr(score);
+        let (lo, hi) = self.bounds();
+        if llr >= hi {
+            Some(SprtDecision::AcceptH1)
+        } else if llr <= lo {
+            Some(SprtDecision::AcceptH0)
+        } else {
+            None
+        }
+    }
+}

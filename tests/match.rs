@@ -1,0 +1,369 @@
+//! `amalgam match` against scripted fake engines (tests/fake_engines) and
+//! the engine itself, and the match statistics against a reference
+//! computation.
+
+use amalgam::matchplay::stats::{Score, Sprt, erf};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn amalgam() -> &'static str {
+    env!("CARGO_BIN_EXE_amalgam")
+}
+
+fn fake(script: &str, mode: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fake_engines")
+        .join(script);
+    format!("cmd={} {mode}", p.display())
+}
+
+fn own_uci(name: &str) -> Vec<String> {
+    vec![
+        "--engine".into(),
+        format!("name={name}"),
+        format!("cmd={} --uci", amalgam()),
+        "proto=uci".into(),
+    ]
+}
+
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+    pgn: String,
+    pgn_path: PathBuf,
+}
+
+/// Run a match; `args` besides the PGN file.
+fn run_match(tag: &str, args: Vec<String>) -> Run {
+    let pgn_path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("match-{tag}.pgn"));
+    let _ = std::fs::remove_file(&pgn_path);
+    let out = Command::new(amalgam())
+        .arg("match")
+        .args(&args)
+        .arg("--pgn")
+        .arg(&pgn_path)
+        .output()
+        .expect("run amalgam match");
+    Run {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        pgn: std::fs::read_to_string(&pgn_path).unwrap_or_default(),
+        pgn_path,
+    }
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+/// The values of one PGN tag, game by game.
+fn tags(pgn: &str, name: &str) -> Vec<String> {
+    let prefix = format!("[{name} \"");
+    pgn.lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.trim_end_matches("\"]").to_string())
+        .collect()
+}
+
+fn pgn_check(path: &PathBuf) -> (bool, String) {
+    let out = Command::new(amalgam())
+        .args(["pgn", "check"])
+        .arg(path)
+        .output()
+        .expect("run amalgam pgn check");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn an_illegal_move_loses_and_is_logged_with_the_position() {
+    let mut args = vec![
+        "--engine".into(),
+        "name=Fake".into(),
+        fake("fake_uci.sh", "illegal"),
+        "proto=uci".into(),
+    ];
+    args.extend(own_uci("Amalgam"));
+    args.extend(words("--variant chess --games 2 --tc 5+0.1"));
+    let r = run_match("illegal", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "Game 1: Fake (White) played an illegal move 'a1a8' in \
+             rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("Game 2: Fake (Black) played an illegal move 'a1a8'")
+    );
+    assert_eq!(
+        tags(&r.pgn, "Termination"),
+        ["illegal move", "illegal move"]
+    );
+    assert_eq!(tags(&r.pgn, "Result"), ["0-1", "1-0"]);
+    assert!(r.stdout.contains("Fake 0-2-0"), "{}", r.stdout);
+    let (ok, text) = pgn_check(&r.pgn_path);
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn a_crash_loses_and_the_engine_is_started_again() {
+    let mut args = own_uci("Amalgam");
+    args.extend([
+        "--engine".into(),
+        "name=Crasher".into(),
+        fake("fake_uci.sh", "crash"),
+        "proto=uci".into(),
+    ]);
+    args.extend(words("--variant chess --games 3 --tc 5+0.1"));
+    let r = run_match("crash", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert_eq!(tags(&r.pgn, "Termination"), ["crash", "crash", "crash"]);
+    assert_eq!(tags(&r.pgn, "Result"), ["1-0", "0-1", "1-0"]);
+    assert!(r.stdout.contains("Crasher (Black) crashed"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("Engine Crasher restarted before game 2"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("Engine Crasher restarted before game 3"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Games 3/3"), "{}", r.stdout);
+}
+
+#[test]
+fn a_hang_past_the_clock_loses_on_time() {
+    let mut args = vec![
+        "--engine".into(),
+        "name=Sleeper".into(),
+        fake("fake_uci.sh", "hang"),
+        "proto=uci".into(),
+    ];
+    args.extend(own_uci("Amalgam"));
+    args.extend(words("--variant chess --games 2 --tc 0.5+0"));
+    let r = run_match("hang", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        tags(&r.pgn, "Termination"),
+        ["time forfeit", "time forfeit"]
+    );
+    assert_eq!(tags(&r.pgn, "Result"), ["0-1", "1-0"]);
+    assert!(
+        r.stdout
+            .contains("Sleeper (White) lost on time (no reply within 500 ms)"),
+        "{}",
+        r.stdout
+    );
+    // The silent engine was killed after game 1 and started again.
+    assert!(
+        r.stdout.contains("Engine Sleeper restarted before game 2"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_false_result_claim_loses_and_a_claim_of_ones_own_loss_resigns() {
+    let mut args = vec![
+        "--engine".into(),
+        "name=Claimer".into(),
+        fake("fake_xboard.sh", "claim"),
+        "proto=xboard".into(),
+    ];
+    args.extend(own_uci("Amalgam"));
+    args.extend(words("--variant chess --games 2 --tc 5+0.1"));
+    let r = run_match("claim", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    // Game 1: the claimer is White and claims its own win: false, it loses.
+    // Game 2: as Black it claims White's win: that is resignation.
+    assert_eq!(tags(&r.pgn, "Termination"), ["false claim", "resignation"]);
+    assert_eq!(tags(&r.pgn, "Result"), ["0-1", "1-0"]);
+    assert!(
+        r.stdout
+            .contains("Game 1: Claimer (White) claimed 1-0 {White mates} in rnbqkbnr"),
+        "{}",
+        r.stdout
+    );
+    let (ok, text) = pgn_check(&r.pgn_path);
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn an_engine_without_the_variant_is_refused() {
+    let mut args = own_uci("Amalgam");
+    args.extend([
+        "--engine".into(),
+        "name=Orthodox".into(),
+        fake("fake_xboard.sh", "orthodox"),
+        "proto=xboard".into(),
+    ]);
+    args.extend(words("--variant team-mate --games 2 --tc 5+0.1"));
+    let r = run_match("refuse", args);
+    assert!(!r.ok);
+    assert!(
+        r.stderr.contains("engine Orthodox: ")
+            && r.stderr
+                .contains("does not play team-mate (its feature variants: normal)"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn full_games_between_two_engines_replay_under_pgn_check() {
+    let mut args = own_uci("First");
+    args.extend(own_uci("Second"));
+    args.extend(words(
+        "--variant compound --games 2 --depth 1 --random-plies 6 --seed 3 --concurrency 2",
+    ));
+    let r = run_match("depth1", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert_eq!(tags(&r.pgn, "Result").len(), 2);
+    assert_eq!(tags(&r.pgn, "Variant"), ["compound", "compound"]);
+    let (ok, text) = pgn_check(&r.pgn_path);
+    assert!(ok, "{text}");
+    assert!(text.contains("2 game(s)"), "{text}");
+    // A corrupted copy (one move changed) is refused.
+    let bad = r.pgn.replacen(" 4.", " 4. Kj5", 1);
+    let bad_path = r.pgn_path.with_extension("bad.pgn");
+    std::fs::write(&bad_path, bad).unwrap();
+    let (ok, text) = pgn_check(&bad_path);
+    assert!(!ok, "{text}");
+}
+
+#[test]
+fn stack_moves_travel_over_xboard_and_replay() {
+    let mut args = vec![
+        "--engine".into(),
+        "name=OverXboard".into(),
+        format!("cmd={} --xboard", amalgam()),
+        "proto=xboard".into(),
+    ];
+    args.extend(own_uci("OverUci"));
+    args.extend(words(
+        "--variant combination --games 2 --depth 2 --random-plies 4 --seed 8 --concurrency 2",
+    ));
+    let r = run_match("xboard", args);
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    // Neither side broke a rule: every game ended by the rules.
+    for t in tags(&r.pgn, "Termination") {
+        assert!(
+            [
+                "checkmate",
+                "stalemate",
+                "repetition",
+                "move rule",
+                "dead position"
+            ]
+            .contains(&t.as_str()),
+            "{t}\n{}",
+            r.stdout
+        );
+    }
+    let (ok, text) = pgn_check(&r.pgn_path);
+    assert!(ok, "{text}");
+}
+
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() < 1e-9, "{a} != {b}");
+}
+
+/// Reference values computed with Python's `math` module from the formulas
+/// documented in `matchplay::stats` (math.erf, math.log10).
+#[test]
+fn statistics_equal_a_reference_computation() {
+    let sprt = Sprt::parse(&["elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"]).unwrap();
+    let cases = [
+        // (W, L, D, Elo, margin, LOS, LLR)
+        (
+            30,
+            20,
+            50,
+            34.86007028756008,
+            48.470228059870166,
+            0.9213503964748575,
+            0.2725465184102905,
+        ),
+        (
+            1200,
+            1100,
+            2700,
+            6.949638427769096,
+            6.5320932708236334,
+            0.9814718907179405,
+            2.0046221362293717,
+        ),
+        (
+            7,
+            12,
+            1,
+            -88.73949984654253,
+            167.1616639382733,
+            0.12567455440511133,
+            -0.0834046029549416,
+        ),
+    ];
+    for (w, l, d, elo, margin, los, llr) in cases {
+        let s = Score {
+            wins: w,
+            losses: l,
+            draws: d,
+        };
+        close(s.elo().unwrap(), elo);
+        close(s.elo_margin().unwrap(), margin);
+        close(s.los().unwrap(), los);
+        close(sprt.llr(&s), llr);
+    }
+    let (lo, hi) = sprt.bounds();
+    close(lo, -2.9444389791664403);
+    close(hi, 2.9444389791664403);
+    let s = Score {
+        wins: 80,
+        losses: 5,
+        draws: 15,
+    };
+    let strong = Sprt::parse(&["elo0=200", "elo1=300", "alpha=0.05", "beta=0.05"]).unwrap();
+    close(s.elo().unwrap(), 338.0392160057028);
+    close(s.elo_margin().unwrap(), 88.29386987261341);
+    close(strong.llr(&s), 8.771014625526812);
+    assert!(strong.decision(&s).is_some());
+    for (x, e) in [
+        (0.3, 0.3286267594591274),
+        (1.7, 0.9837904585907745),
+        (2.6, 0.9997639655834707),
+        (4.0, 0.9999999845827421),
+    ] {
+        close(erf(x), e);
+        close(erf(-x), -e);
+    }
+    // No decisive game: no LOS; a perfect score: no finite Elo.
+    assert_eq!(
+        Score {
+            wins: 0,
+            losses: 0,
+            draws: 4
+        }
+        .los(),
+        None
+    );
+    assert_eq!(
+        Score {
+            wins: 3,
+            losses: 0,
+            draws: 0
+        }
+        .elo(),
+        None
+    );
+}
