@@ -82,6 +82,9 @@ impl Engine {
 
     /// Switch to a variant (its start position). Errors leave the engine as it was.
     pub fn set_variant(&mut self, name: &str) -> Result<(), String> {
+        if !self.variants.names().iter().any(|n| n == name) {
+            return Err(format!("unknown variant '{name}'"));
+        }
         let mut v = self.variants.compile(name).map_err(|e| {
             e.iter()
                 .map(|x| x.to_string())

@@ -104,22 +104,38 @@ fn malformed_lines_get_info_strings_and_change_nothing() {
     let mut s = Session::start();
     s.send("uci");
     s.until("uciok");
-    for bad in [
-        "position startpos moves e2e5",
-        "position fen 8/8/8 w - - 0 1",
-        "position",
-        "go depth lots",
-        "setoption name Hash value many",
-        "setoption name UCI_Variant value shogi",
-        "setoption name Nonsense value 1",
-        "flibbertigibbet",
+    for (bad, answer) in [
+        ("position startpos moves e2e5", "illegal move: e2e5"),
+        (
+            "position fen 8/8/8 w - - 0 1",
+            "bad FEN: board has 3 ranks, the variant has 8",
+        ),
+        ("position", "position needs 'startpos' or 'fen FEN'"),
+        ("position startpos moves e2e4 zz", "malformed move: zz"),
+        ("go depth lots", "go depth: needs a number"),
+        ("go wtime", "go wtime: needs a number"),
+        ("go sideways", "go: unknown parameter 'sideways'"),
+        ("setoption name Hash value many", "Hash: bad value 'many'"),
+        (
+            "setoption name UCI_Variant value shogi",
+            "unknown variant 'shogi'",
+        ),
+        (
+            "setoption name Nonsense value 1",
+            "unknown option 'nonsense'",
+        ),
+        ("flibbertigibbet", "unknown command: flibbertigibbet"),
     ] {
         s.send(bad);
         s.send("isready");
         let lines = s.until("readyok");
-        assert!(
-            lines.iter().any(|l| l.starts_with("info string error")),
-            "{bad}: {lines:?}"
+        assert_eq!(
+            lines,
+            [
+                format!("info string error: {answer}"),
+                "readyok".to_string()
+            ],
+            "{bad}"
         );
     }
     // The position is still the start position of chess.
