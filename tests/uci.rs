@@ -66,6 +66,30 @@ fn every_variant_searches_after_moves() {
             best.split_whitespace().nth(1).is_some_and(|m| m.len() >= 4),
             "{v}: {best}"
         );
+        // Every other kind of limit, each ending in a legal-looking move.
+        for go in [
+            "go nodes 2000",
+            "go movetime 100",
+            "go wtime 3000 btime 3000 winc 30 binc 30",
+            "go wtime 1000 btime 1000 movestogo 5",
+        ] {
+            s.send(go);
+            let lines = s.until("bestmove");
+            let best = lines.last().expect("bestmove");
+            assert!(
+                !lines.iter().any(|l| l.contains("error"))
+                    && best.split_whitespace().nth(1).is_some_and(|m| m.len() >= 4),
+                "{v}: {go}: {lines:?}"
+            );
+        }
+        s.send("go infinite");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        s.send("stop");
+        let best = s.until("bestmove").pop().expect("bestmove");
+        assert!(
+            best.split_whitespace().nth(1).is_some_and(|m| m.len() >= 4),
+            "{v}: infinite: {best}"
+        );
     }
 }
 
