@@ -1287,16 +1287,16 @@ pub fn tactical_pseudo(pos: &mut Position, in_check: bool, out: &mut MoveList) {
 }
 
 /// Whether `m` is a legal move here (for a move from the transposition
-/// table, tried before the others are generated).
-pub fn is_legal(pos: &mut Position, m: Move) -> bool {
+/// table, tried before the others are generated); `in_check` is whether
+/// the side to move is in check.
+pub fn is_legal(pos: &mut Position, m: Move, in_check: bool) -> bool {
     let us = pos.side;
     if m == Move::NONE || !pos.b.cells[m.from().index()].is_color(us) {
         return false;
     }
     let mut list = MoveList::new();
     if m.kind() == MoveKind::Castle {
-        let king = pos.b.kings[us.index()] as usize;
-        if attacked(&pos.b.cells, &pos.variant, king, us.flip()) {
+        if in_check {
             return false;
         }
         castling_moves(pos, us, &mut list);
@@ -1311,7 +1311,7 @@ pub fn is_legal(pos: &mut Position, m: Move) -> bool {
             &mut list,
         );
     }
-    list.contains(&m) && leaves_king_safe(pos, m)
+    list.contains(&m) && king_safe_after(pos, m, !in_check)
 }
 
 /// All legal moves of the side to move; returns whether it is in check.

@@ -501,7 +501,7 @@ impl<'a> Worker<'a> {
         let mut list = MoveList::new();
         let mut scores = ArrayVec::new();
         // The table's move is tried before the others are generated.
-        let mut tt_pending = is_legal(&mut self.pos, tt_move);
+        let mut tt_pending = is_legal(&mut self.pos, tt_move, in_check);
         let mut generated = false;
         let mut next = 0;
         let us = self.pos.side_to_move();
