@@ -374,13 +374,9 @@ impl Default for PawnCache {
     }
 }
 
-/// The static evaluation from the side to move's point of view.
-pub fn evaluate(pos: &Position) -> i32 {
-    evaluate_with(pos, &mut PawnCache::new())
-}
-
-/// [`evaluate`] with a pawn-structure cache kept by the caller.
-pub fn evaluate_with(pos: &Position, pawns: &mut PawnCache) -> i32 {
+/// The static evaluation from the side to move's point of view, with the
+/// pawn-structure cache kept by the caller.
+pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
     let v = &**pos.variant();
     let cells = &pos.b.cells;
     let t = &v.eval;

@@ -76,29 +76,32 @@ pub(crate) fn attacked(cells: &Cells, v: &Variant, sq: usize, by: Color) -> bool
         }
     }
     for sl in &t.slides {
-        let step = sl.step as isize;
-        let mut q = s - step;
-        let mut c = at(cells, q);
-        if !c.is_empty() {
-            if in_mask(sl.near, c) {
-                return true;
-            }
-            continue;
-        }
-        let mut k = 1;
-        loop {
-            q -= step;
-            k += 1;
-            c = at(cells, q);
-            if !c.is_empty() {
-                if k <= sl.len && in_mask(sl.far, c) {
-                    return true;
-                }
-                break;
-            }
+        if slide_attacks(cells, sl, s) {
+            return true;
         }
     }
     !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true)
+}
+
+/// Whether the first man met walking back from `target` along the slide
+/// attacks along it (`near` at distance 1, `far` up to its length).
+#[inline(always)]
+fn slide_attacks(cells: &Cells, sl: &crate::variant::Slide, target: isize) -> bool {
+    let step = sl.step as isize;
+    let mut q = target - step;
+    let c = at(cells, q);
+    if !c.is_empty() {
+        return in_mask(sl.near, c);
+    }
+    let mut k = 1;
+    loop {
+        q -= step;
+        k += 1;
+        let c = at(cells, q);
+        if !c.is_empty() {
+            return k <= sl.len && in_mask(sl.far, c);
+        }
+    }
 }
 
 /// Whether the king on `king` is attacked by `by`, given that it was not
@@ -129,16 +132,7 @@ pub(crate) fn attacked_through(
             let (d, mask) = t.leaps[i];
             in_mask(mask, at(cells, s - d as isize))
         } else if i < slides {
-            let sl = &t.slides[i - leaps];
-            let step = sl.step as isize;
-            let mut q = s - step;
-            let mut k = 1;
-            while at(cells, q).is_empty() {
-                q -= step;
-                k += 1;
-            }
-            let mask = if k == 1 { sl.near } else { sl.far };
-            k <= sl.len as i32 && in_mask(mask, at(cells, q))
+            slide_attacks(cells, &t.slides[i - leaps], s)
         } else {
             scan_rays(
                 cells,
@@ -322,7 +316,7 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
             bits &= bits - 1;
         }
     }
-    let ep = if pos.side == us { pos.ep as usize } else { 0 };
+    let ep = pos.ep as usize;
     let v = &*pos.variant;
     for &sq in pos.b.lists[us.index()].squares.iter() {
         let from = sq as usize;
@@ -1234,8 +1228,13 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
 }
 
 /// Captures and promotions of the side to move, pseudo-legal and without
-/// pin detection (see [`needs_test`]); only for a side not in check.
-fn captures_pseudo(pos: &Position, out: &mut MoveList) {
+/// pin detection: test those that [`needs_test`] with
+/// [`leaves_king_safe_unchecked`] before making them (quiescence search
+/// tests lazily, since a cutoff often comes before most moves are tried).
+/// Only for a side not in check; in check, [`legal_moves`] gives the evasions.
+#[inline]
+pub fn captures_pseudo(pos: &Position, out: &mut MoveList) {
+    out.clear();
     let us = pos.side;
     let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     for &from in pos.b.lists[us.index()].squares.iter() {
@@ -1256,7 +1255,7 @@ fn captures_pseudo(pos: &Position, out: &mut MoveList) {
     }
 }
 
-/// Whether a pseudo-legal capture from [`tactical_pseudo`] needs the legality
+/// Whether a pseudo-legal capture from [`captures_pseudo`] needs the legality
 /// test: only the king's moves, en passant and moves from squares on an
 /// attack path toward the king can expose it.
 #[inline]
@@ -1268,22 +1267,6 @@ pub fn needs_test(pos: &Position, m: Move) -> bool {
         || m.kind() == MoveKind::EnPassant
         || pos.variant.pin_lines[us.flip().index()]
             [(from as isize - king + crate::variant::PIN_OFFSET) as usize]
-}
-
-/// Quiescence moves. In check (`in_check`, known to the caller): every legal
-/// move. Otherwise captures and promotions, pseudo-legal: test those that
-/// [`needs_test`] with [`leaves_king_safe`] before making them. Quiescence
-/// search tests lazily, since a cutoff often comes before most moves are tried.
-pub fn tactical_pseudo(pos: &mut Position, in_check: bool, out: &mut MoveList) {
-    out.clear();
-    if in_check {
-        let us = pos.side;
-        let king = pos.b.kings[us.index()] as usize;
-        let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
-        evasions(pos, out, &danger);
-    } else {
-        captures_pseudo(pos, out);
-    }
 }
 
 /// Whether `m` is a legal move here (for a move from the transposition

@@ -54,7 +54,8 @@ pub struct Board {
 }
 
 impl Board {
-    /// Put `cell` on `sq`, keeping hash, piece lists and king squares current.
+    /// Put `cell` on `sq`, keeping the hashes, scores, piece lists and king
+    /// squares current.
     #[inline]
     pub(crate) fn set(&mut self, v: &Variant, sq: usize, cell: Cell) {
         let old = self.cells[sq];
@@ -71,9 +72,6 @@ impl Board {
             }
             self.psq -= e.psq[old.0 as usize * BOARD_CELLS + sq];
             self.phase -= e.phase[old.0 as usize];
-            if !cell.is_piece() || cell.color() != old.color() {
-                self.list_remove(old.color(), sq);
-            }
         }
         if cell.is_piece() {
             let key = z[cell.0 as usize * BOARD_CELLS + sq];
@@ -83,18 +81,13 @@ impl Board {
             }
             self.psq += e.psq[cell.0 as usize * BOARD_CELLS + sq];
             self.phase += e.phase[cell.0 as usize];
-            if !old.is_piece() || cell.color() != old.color() {
-                self.list_add(cell.color(), sq);
-            }
-            if cell.kind() == v.king {
-                self.kings[cell.color().index()] = sq as u8;
-            }
         }
-        self.cells[sq] = cell;
+        self.restore(v, sq, cell);
     }
 
-    /// Put `cell` back on `sq` when unmaking: piece lists and king squares
-    /// only; the caller restores the hashes and scores saved before the move.
+    /// Put `cell` on `sq` keeping only the piece lists and king squares
+    /// current: when unmaking, the caller restores the hashes and scores
+    /// saved before the move.
     #[inline]
     fn restore(&mut self, v: &Variant, sq: usize, cell: Cell) {
         let old = self.cells[sq];

@@ -7,9 +7,10 @@ pub mod time;
 pub mod tt;
 
 use crate::board::Position;
-use crate::eval::{PawnCache, evaluate_with};
+use crate::eval::{PawnCache, evaluate};
 use crate::movegen::{
-    is_legal, leaves_king_safe_unchecked, legal_moves_king_untested, needs_test, tactical_pseudo,
+    captures_pseudo, is_legal, leaves_king_safe_unchecked, legal_moves, legal_moves_king_untested,
+    needs_test,
 };
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
@@ -223,7 +224,7 @@ impl<'a> Worker<'a> {
         if slot.0 == h && h != 0 {
             return slot.1;
         }
-        let e = evaluate_with(&self.pos, &mut self.pawns);
+        let e = evaluate(&self.pos, &mut self.pawns);
         *slot = (h, e);
         e
     }
@@ -365,7 +366,7 @@ impl<'a> Worker<'a> {
         let mut list = MoveList::new();
         let mut best = -INFINITE;
         if in_check {
-            tactical_pseudo(&mut self.pos, true, &mut list);
+            legal_moves(&mut self.pos, &mut list);
             if list.is_empty() {
                 return -MATE + ply as i32;
             }
@@ -382,7 +383,7 @@ impl<'a> Worker<'a> {
             alpha = alpha.max(stand_pat);
             best = stand_pat;
             // The captures are generated only when the stand-pat fails to cut.
-            tactical_pseudo(&mut self.pos, false, &mut list);
+            captures_pseudo(&self.pos, &mut list);
             // Skip captures that cannot bring the score near alpha.
             let mut keep = 0;
             for i in 0..list.len() {
