@@ -4,9 +4,14 @@
 mod common;
 
 use amalgam::engine::Engine;
-use amalgam::search::{Limits, Value};
+use amalgam::search::{Limits, SearchResult, Value};
 use common::data_dir;
 use std::time::{Duration, Instant};
+
+/// Search under `limits` without watching the progress.
+fn quiet_go(engine: &mut Engine, limits: Limits) -> SearchResult {
+    engine.go(&limits, &[], &mut |_| {})
+}
 
 /// Every position of `mates.tsv` (mates in 1 to 3, verified by exhaustive
 /// search): the engine announces the exact mate distance and plays one of
@@ -74,13 +79,12 @@ fn node_and_depth_limits_hold() {
     let mut engine = Engine::new();
     for variant in ["chess", "combination", "team-mate", "compound"] {
         engine.set_variant(variant).expect("variant");
-        let r = engine.go(
-            &Limits {
+        let r = quiet_go(
+            &mut engine,
+            Limits {
                 nodes: Some(5000),
                 ..Default::default()
             },
-            &[],
-            &mut |_| {},
         );
         assert!(r.best.is_some());
         assert!(r.nodes <= 5000 + 64, "{variant}: {} nodes", r.nodes);
@@ -103,13 +107,12 @@ fn movetime_is_respected() {
     let mut engine = Engine::new();
     engine.set_variant("compound").expect("variant");
     let start = Instant::now();
-    let r = engine.go(
-        &Limits {
+    let r = quiet_go(
+        &mut engine,
+        Limits {
             movetime: Some(300),
             ..Default::default()
         },
-        &[],
-        &mut |_| {},
     );
     let t = start.elapsed();
     assert!(r.best.is_some());
@@ -144,30 +147,20 @@ fn multipv_reports_distinct_lines() {
 #[test]
 fn stalemate_and_checkmate_at_the_root() {
     let mut engine = Engine::new();
-    engine
-        .set_position(Some("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), &[])
-        .expect("fen");
-    let r = engine.go(
-        &Limits {
-            depth: Some(3),
-            ..Default::default()
-        },
-        &[],
-        &mut |_| {},
-    );
+    let mut at_root = |fen: &str| {
+        engine.set_position(Some(fen), &[]).expect("fen");
+        quiet_go(
+            &mut engine,
+            Limits {
+                depth: Some(3),
+                ..Default::default()
+            },
+        )
+    };
+    let r = at_root("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
     assert_eq!(r.best, None);
     assert_eq!(r.value, Value::Cp(0));
-    engine
-        .set_position(Some("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), &[])
-        .expect("fen");
-    let r = engine.go(
-        &Limits {
-            depth: Some(3),
-            ..Default::default()
-        },
-        &[],
-        &mut |_| {},
-    );
+    let r = at_root("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1");
     assert_eq!(r.best, None);
     assert_eq!(r.value, Value::Mate(0));
 }

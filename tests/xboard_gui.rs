@@ -5,6 +5,9 @@
 //! `xvfb-run` and `fairymax` installed, so it runs only when asked:
 //! `cargo test --release --test xboard_gui -- --ignored`.
 
+mod common;
+
+use common::program;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,16 +18,6 @@ const BASE: &str = "0:05";
 const INC: &str = "0.05";
 /// A match that runs longer than this has hung.
 const MATCH_LIMIT: Duration = Duration::from_secs(200);
-
-/// A program on PATH or in /usr/games (where Debian puts xboard and fairymax).
-fn program(name: &str) -> PathBuf {
-    let path = std::env::var("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/games")])
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("{name} is not installed"))
-}
 
 struct Match {
     name: &'static str,

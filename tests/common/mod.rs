@@ -14,6 +14,17 @@ pub struct PerftRow {
     pub nodes: u64,
 }
 
+/// A program on PATH or in /usr/games (where Debian puts xboard, fairymax
+/// and polyglot).
+pub fn program(name: &str) -> std::path::PathBuf {
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([std::path::PathBuf::from("/usr/games")])
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} is not installed"))
+}
+
 pub fn data_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")

@@ -18,12 +18,18 @@ impl Session {
     }
 
     pub fn start_with(args: &[&str]) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_amalgam"))
-            .args(args)
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_amalgam"));
+        cmd.args(args);
+        Session::spawn(cmd, "engine")
+    }
+
+    /// Any program (`what` names it in failures) driven the same way.
+    pub fn spawn(mut cmd: Command, what: &str) -> Session {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("engine starts");
+            .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = channel();
