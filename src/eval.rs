@@ -264,6 +264,34 @@ const SHELTER: i32 = 10;
 const SLIDER_MOBILITY: Score = Score::new(8, 6);
 /// Bonus for the side to move.
 const TEMPO: i32 = 10;
+/// Against a bare king: cp per step the lone king stands from the centre
+/// (in half-squares), and per step the two kings are closer than the board
+/// allows. Mates against a lone king happen on the edge with the strong
+/// king near, so this leads the search toward them (the "mop-up" term of
+/// many engines, sized so that it never outweighs a pawn of material).
+const MOPUP_EDGE: i32 = 8;
+const MOPUP_KINGS: i32 = 4;
+
+/// Bonus for `strong` when the other side has a bare king and `strong` can
+/// force mate: the lone king near the edge, the strong king near it.
+fn mop_up(pos: &Position, strong: Color) -> i32 {
+    let weak = strong.flip();
+    if pos.men(weak).len() != 1 || !pos.has_mating_potential(strong) {
+        return 0;
+    }
+    let v = pos.variant();
+    let lone = Square(pos.b.kings[weak.index()]);
+    let own = Square(pos.b.kings[strong.index()]);
+    // Distance from the centre in half-squares: 1 in the middle of an
+    // even board, files - 1 on its edge.
+    let off = |x: usize, n: usize| (2 * x as i32 - (n as i32 - 1)).abs();
+    let centre = off(lone.file(), v.files).max(off(lone.rank(), v.ranks));
+    let apart = (lone.file() as i32 - own.file() as i32)
+        .abs()
+        .max((lone.rank() as i32 - own.rank() as i32).abs());
+    let widest = v.files.max(v.ranks) as i32 - 1;
+    MOPUP_EDGE * centre + MOPUP_KINGS * (widest - apart)
+}
 
 /// Material and piece-square terms only (tapered), from the side to move's
 /// point of view: a cheap estimate the full evaluation rarely moves by more
@@ -414,6 +442,7 @@ pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
     // The side ahead without mating potential can at best draw.
     let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= 6;
     if few {
+        score += mop_up(pos, Color::White) - mop_up(pos, Color::Black);
         let ahead = if score > 0 {
             Color::White
         } else {
@@ -429,4 +458,34 @@ pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
         -score
     };
     stm + TEMPO
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    fn position(variant: &str, fen: &str) -> Position {
+        let v = VariantSet::builtin()
+            .compile(variant)
+            .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
+        Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"))
+    }
+
+    #[test]
+    fn mop_up_drives_the_lone_king_to_the_edge() {
+        // Team-Mate: Wazir-Knight and Wazir-Alfil together can mate.
+        let edge = position("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
+        let centre = position("team-mate", "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1");
+        assert!(mop_up(&edge, Color::White) > mop_up(&centre, Color::White));
+        assert_eq!(mop_up(&edge, Color::Black), 0);
+        let mut pawns = PawnCache::new();
+        assert!(evaluate(&edge, &mut pawns) > evaluate(&centre, &mut pawns));
+        // No bonus without mating potential (a lone Knight cannot mate
+        // here), nor when the weaker side has more than its king.
+        let lone_knight = position("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");
+        assert_eq!(mop_up(&lone_knight, Color::White), 0);
+        let defended = position("team-mate", "k7/p7/8/8/3K4/8/8/3UF3 w - - 0 1");
+        assert_eq!(mop_up(&defended, Color::White), 0);
+    }
 }
