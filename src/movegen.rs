@@ -380,6 +380,17 @@ fn safe_after(
     safe
 }
 
+/// Whether making `mv` would attack the opponent's king, found on the cells
+/// alone without making the move (for pruning decisions that spare checks).
+pub fn gives_check(pos: &mut Position, mv: Move) -> bool {
+    let changes = pos.changes(mv);
+    let us = pos.side;
+    let king = pos.b.kings[us.flip().index()] as usize;
+    // The opponent's king is never attacked on our turn, so only attacks
+    // through the changed squares need a look.
+    !safe_after(&mut pos.b.cells, &pos.variant, &changes, king, us, true)
+}
+
 /// Whether making `mv` leaves the mover's king unattacked.
 pub fn leaves_king_safe(pos: &mut Position, mv: Move) -> bool {
     king_safe_after(pos, mv, false)

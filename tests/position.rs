@@ -1,10 +1,15 @@
 //! Position invariants on every reference position and along random games:
 //! FEN round trips, make/unmake restores everything, the incremental hash
-//! equals the hash computed from scratch.
+//! equals the hash computed from scratch, a move's check test before it is
+//! made agrees with the one after, quiescence's capture generator gives the
+//! legal captures and promotions.
 
 mod common;
 
-use amalgam::{Position, VariantSet};
+use amalgam::movegen::{
+    captures_pseudo, gives_check, is_tactical, leaves_king_safe_unchecked, needs_test,
+};
+use amalgam::{Move, MoveList, Position, VariantSet};
 use common::{Rng, position, test_positions};
 
 /// Everything make/unmake must restore.
@@ -39,16 +44,39 @@ fn check_position(p: &mut Position, label: &str) {
         p.compute_hash(),
         "{label}: incremental hash of {fen}"
     );
+    // Out of check, quiescence's captures (pseudo-legal captures and
+    // promotions, tested where `needs_test` says) are exactly the legal
+    // moves that capture or promote.
+    if !p.in_check() {
+        let mut staged = MoveList::new();
+        captures_pseudo(p, &mut staged);
+        let mut staged: Vec<Move> = staged
+            .iter()
+            .copied()
+            .filter(|&m| !needs_test(p, m) || leaves_king_safe_unchecked(p, m))
+            .collect();
+        let mut tactical: Vec<Move> = p
+            .legal_moves()
+            .into_iter()
+            .filter(|&m| is_tactical(p, m))
+            .collect();
+        staged.sort_by_key(|m| m.0);
+        tactical.sort_by_key(|m| m.0);
+        assert_eq!(staged, tactical, "{label}: captures of {fen}");
+    }
     // Make/unmake of every legal move.
     let before = snapshot(p);
     for m in p.legal_moves() {
         let text = p.move_text(m);
+        // The check test without making the move agrees with the one after.
+        let checks = gives_check(p, m);
         p.make(m);
         assert_eq!(
             p.hash(),
             p.compute_hash(),
             "{label}: hash after {text} from {fen}"
         );
+        assert_eq!(checks, p.in_check(), "{label}: {text} checks, from {fen}");
         p.unmake();
         assert_eq!(snapshot(p), before, "{label}: unmake of {text} from {fen}");
     }

@@ -9,8 +9,8 @@ pub mod tt;
 use crate::board::Position;
 use crate::eval::{PawnCache, evaluate};
 use crate::movegen::{
-    captures_pseudo, is_legal, leaves_king_safe_unchecked, legal_moves, legal_moves_king_untested,
-    needs_test,
+    captures_pseudo, gives_check, is_legal, leaves_king_safe_unchecked, legal_moves,
+    legal_moves_king_untested, needs_test,
 };
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use arrayvec::ArrayVec;
@@ -549,24 +549,24 @@ impl<'a> Worker<'a> {
             };
             let quiet = self.capture_value(m).is_none()
                 && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
-            self.pos.make(m);
-            // Checking moves are neither pruned nor reduced.
-            let gives_check = quiet && self.pos.in_check();
-            if quiet {
-                self.check_hint = (self.pos.hash(), gives_check);
-            }
-            // Late-move pruning of quiet moves near the leaves.
+            // Late-move pruning of quiet moves near the leaves. Checking
+            // moves are neither pruned nor reduced; whether a move checks is
+            // found here without making it.
             if !pv_node
                 && !in_check
                 && quiet
-                && !gives_check
                 && depth <= 3
                 && i >= 4 + (depth * depth) as usize
                 && best > -MATE_BOUND
+                && !gives_check(&mut self.pos, m)
             {
-                self.pos.unmake();
                 i += 1;
                 continue;
+            }
+            self.pos.make(m);
+            let gives_check = quiet && self.pos.in_check();
+            if quiet {
+                self.check_hint = (self.pos.hash(), gives_check);
             }
             let mut score;
             if i == 0 {
