@@ -463,29 +463,21 @@ pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::VariantSet;
-
-    fn position(variant: &str, fen: &str) -> Position {
-        let v = VariantSet::builtin()
-            .compile(variant)
-            .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
-        Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"))
-    }
 
     #[test]
     fn mop_up_drives_the_lone_king_to_the_edge() {
         // Team-Mate: Wazir-Knight and Wazir-Alfil together can mate.
-        let edge = position("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
-        let centre = position("team-mate", "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1");
+        let edge = Position::builtin("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
+        let centre = Position::builtin("team-mate", "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1");
         assert!(mop_up(&edge, Color::White) > mop_up(&centre, Color::White));
         assert_eq!(mop_up(&edge, Color::Black), 0);
         let mut pawns = PawnCache::new();
         assert!(evaluate(&edge, &mut pawns) > evaluate(&centre, &mut pawns));
         // No bonus without mating potential (a lone Knight cannot mate
         // here), nor when the weaker side has more than its king.
-        let lone_knight = position("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");
+        let lone_knight = Position::builtin("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");
         assert_eq!(mop_up(&lone_knight, Color::White), 0);
-        let defended = position("team-mate", "k7/p7/8/8/3K4/8/8/3UF3 w - - 0 1");
+        let defended = Position::builtin("team-mate", "k7/p7/8/8/3K4/8/8/3UF3 w - - 0 1");
         assert_eq!(mop_up(&defended, Color::White), 0);
     }
 }

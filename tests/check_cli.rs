@@ -3,19 +3,12 @@
 
 mod common;
 
-use common::data_dir;
-use std::process::Command;
+use common::{data_dir, run_amalgam};
 
 fn check(files: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_amalgam"))
-        .arg("check")
-        .args(files)
-        .output()
-        .expect("runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    let mut args = vec!["check"];
+    args.extend_from_slice(files);
+    run_amalgam(&args)
 }
 
 #[test]

@@ -2,29 +2,38 @@
 //! the engine itself, and the match statistics against a reference
 //! computation.
 
+mod common;
+
 use amalgam::matchplay::stats::{Score, Sprt, erf};
-use std::path::PathBuf;
+use common::run_amalgam;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn amalgam() -> &'static str {
     env!("CARGO_BIN_EXE_amalgam")
 }
 
+/// The command line of a scripted fake engine in `mode`.
 fn fake(script: &str, mode: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("fake_engines")
         .join(script);
-    format!("cmd={} {mode}", p.display())
+    format!("{} {mode}", p.display())
 }
 
-fn own_uci(name: &str) -> Vec<String> {
+/// The `--engine` option group of one engine.
+fn engine(name: &str, cmd: &str, proto: &str) -> Vec<String> {
     vec![
         "--engine".into(),
         format!("name={name}"),
-        format!("cmd={} --uci", amalgam()),
-        "proto=uci".into(),
+        format!("cmd={cmd}"),
+        format!("proto={proto}"),
     ]
+}
+
+fn own_uci(name: &str) -> Vec<String> {
+    engine(name, &format!("{} --uci", amalgam()), "uci")
 }
 
 struct Run {
@@ -68,26 +77,13 @@ fn tags(pgn: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
-fn pgn_check(path: &PathBuf) -> (bool, String) {
-    let out = Command::new(amalgam())
-        .args(["pgn", "check"])
-        .arg(path)
-        .output()
-        .expect("run amalgam pgn check");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+fn pgn_check(path: &Path) -> (bool, String) {
+    run_amalgam(&["pgn".as_ref(), "check".as_ref(), path.as_os_str()])
 }
 
 #[test]
 fn an_illegal_move_loses_and_is_logged_with_the_position() {
-    let mut args = vec![
-        "--engine".into(),
-        "name=Fake".into(),
-        fake("fake_uci.sh", "illegal"),
-        "proto=uci".into(),
-    ];
+    let mut args = engine("Fake", &fake("fake_uci.sh", "illegal"), "uci");
     args.extend(own_uci("Amalgam"));
     args.extend(words("--variant chess --games 2 --tc 5+0.1"));
     let r = run_match("illegal", args);
@@ -117,12 +113,7 @@ fn an_illegal_move_loses_and_is_logged_with_the_position() {
 #[test]
 fn a_crash_loses_and_the_engine_is_started_again() {
     let mut args = own_uci("Amalgam");
-    args.extend([
-        "--engine".into(),
-        "name=Crasher".into(),
-        fake("fake_uci.sh", "crash"),
-        "proto=uci".into(),
-    ]);
+    args.extend(engine("Crasher", &fake("fake_uci.sh", "crash"), "uci"));
     args.extend(words("--variant chess --games 3 --tc 5+0.1"));
     let r = run_match("crash", args);
     assert!(r.ok, "{}{}", r.stdout, r.stderr);
@@ -144,12 +135,7 @@ fn a_crash_loses_and_the_engine_is_started_again() {
 
 #[test]
 fn a_hang_past_the_clock_loses_on_time() {
-    let mut args = vec![
-        "--engine".into(),
-        "name=Sleeper".into(),
-        fake("fake_uci.sh", "hang"),
-        "proto=uci".into(),
-    ];
+    let mut args = engine("Sleeper", &fake("fake_uci.sh", "hang"), "uci");
     args.extend(own_uci("Amalgam"));
     args.extend(words("--variant chess --games 2 --tc 0.5+0"));
     let r = run_match("hang", args);
@@ -175,12 +161,7 @@ fn a_hang_past_the_clock_loses_on_time() {
 
 #[test]
 fn a_false_result_claim_loses_and_a_claim_of_ones_own_loss_resigns() {
-    let mut args = vec![
-        "--engine".into(),
-        "name=Claimer".into(),
-        fake("fake_xboard.sh", "claim"),
-        "proto=xboard".into(),
-    ];
+    let mut args = engine("Claimer", &fake("fake_xboard.sh", "claim"), "xboard");
     args.extend(own_uci("Amalgam"));
     args.extend(words("--variant chess --games 2 --tc 5+0.1"));
     let r = run_match("claim", args);
@@ -202,12 +183,11 @@ fn a_false_result_claim_loses_and_a_claim_of_ones_own_loss_resigns() {
 #[test]
 fn an_engine_without_the_variant_is_refused() {
     let mut args = own_uci("Amalgam");
-    args.extend([
-        "--engine".into(),
-        "name=Orthodox".into(),
-        fake("fake_xboard.sh", "orthodox"),
-        "proto=xboard".into(),
-    ]);
+    args.extend(engine(
+        "Orthodox",
+        &fake("fake_xboard.sh", "orthodox"),
+        "xboard",
+    ));
     args.extend(words("--variant team-mate --games 2 --tc 5+0.1"));
     let r = run_match("refuse", args);
     assert!(!r.ok);
@@ -244,12 +224,7 @@ fn full_games_between_two_engines_replay_under_pgn_check() {
 
 #[test]
 fn stack_moves_travel_over_xboard_and_replay() {
-    let mut args = vec![
-        "--engine".into(),
-        "name=OverXboard".into(),
-        format!("cmd={} --xboard", amalgam()),
-        "proto=xboard".into(),
-    ];
+    let mut args = engine("OverXboard", &format!("{} --xboard", amalgam()), "xboard");
     args.extend(own_uci("OverUci"));
     args.extend(words(
         "--variant combination --games 2 --depth 2 --random-plies 4 --seed 8 --concurrency 2",

@@ -5,7 +5,7 @@ mod common;
 
 use amalgam::perft::perft;
 use amalgam::{Position, VariantSet};
-use common::data_dir;
+use common::{data_dir, run_amalgam};
 
 /// The naive reference: a board of (letter, white) cells, `board[rank][file]`.
 #[derive(Clone)]
@@ -193,19 +193,15 @@ fn largest_board_matches_naive_generator() {
 #[test]
 fn user_variant_is_listed_by_the_command_line() {
     let path = data_dir().join("user-variants.ini");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
-        .args([
-            "--variants",
-            path.to_str().expect("path"),
-            "perft",
-            "zoo",
-            "startpos",
-            "3",
-        ])
-        .output()
-        .expect("runs");
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (ok, text) = run_amalgam(&[
+        "--variants",
+        path.to_str().expect("path"),
+        "perft",
+        "zoo",
+        "startpos",
+        "3",
+    ]);
+    assert!(ok, "{text}");
     let naive = Naive::from_fen("lyzkzy/6/6/6/6/YZKZYL w - - 0 1", 6, 6).perft(3);
     assert!(text.contains(&format!("Nodes: {naive}")), "{text}");
 }

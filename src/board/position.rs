@@ -548,3 +548,14 @@ impl Position {
         true
     }
 }
+
+#[cfg(test)]
+impl Position {
+    /// A position of a built-in variant, for unit tests.
+    pub(crate) fn builtin(variant: &str, fen: &str) -> Position {
+        let v = crate::variant::VariantSet::builtin()
+            .compile(variant)
+            .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
+        Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"))
+    }
+}

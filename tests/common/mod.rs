@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: the reference perft rows.
+//! Helpers shared by the integration tests: the reference perft rows, the
+//! engine's command line, programs to drive it.
 
 #![allow(dead_code)]
 
@@ -23,6 +24,19 @@ pub fn program(name: &str) -> std::path::PathBuf {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{name} is not installed"))
+}
+
+/// Run the engine's command line with `args`: whether it succeeded, and its
+/// standard output.
+pub fn run_amalgam<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(args)
+        .output()
+        .expect("run amalgam");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 pub fn data_dir() -> std::path::PathBuf {

@@ -193,17 +193,11 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::VariantSet;
-
-    fn position(variant: &str, fen: &str) -> Position {
-        let v = VariantSet::builtin().compile(variant).expect("variant");
-        Position::from_fen(v, fen).expect("fen")
-    }
 
     /// The GUI legs of the move the engine writes `engine`, and the move
     /// read back from each GUI form in `incoming`.
     fn check(variant: &str, fen: &str, engine: &str, legs: &[&str], incoming: &[&str]) {
-        let mut pos = position(variant, fen);
+        let mut pos = Position::builtin(variant, fen);
         let mv = pos.parse_move(engine).expect("engine move");
         assert_eq!(to_gui(&pos, mv), legs, "{engine} in {fen}");
         for text in incoming {
@@ -220,7 +214,7 @@ mod tests {
         check("combination", STACKS, "c3e5b", &["c3e5n"], &["c3e5n"]);
         check("combination", STACKS, "c3b5", &["c3b5"], &["c3b5"]);
         // The engine's part letter means the other part to the GUI.
-        let mut pos = position("combination", STACKS);
+        let mut pos = Position::builtin("combination", STACKS);
         assert!(matches!(
             from_gui(&mut pos, "c3e5b"),
             Err(MoveError::Illegal(_))
@@ -244,7 +238,7 @@ mod tests {
             &["b3a1"],
             &["b3a1", "a1a1,b3c4"],
         );
-        let mut pos = position("combination", MERGES);
+        let mut pos = Position::builtin("combination", MERGES);
         assert!(matches!(
             from_gui(&mut pos, "d1d1,e4`1"),
             Err(MoveError::Illegal(_))
@@ -259,7 +253,7 @@ mod tests {
             ("compound", "4k5/10/10/4Ds4/10/10/10/5K4 w - f6 0 1"),
             ("team-mate", "4k3/1P6/6B1/3b4/8/8/2p3P1/4K2C w K - 0 1"),
         ] {
-            let mut pos = position(variant, fen);
+            let mut pos = Position::builtin(variant, fen);
             for mv in pos.legal_moves() {
                 let text = gui_text(&pos, mv);
                 assert_eq!(from_gui(&mut pos, &text), Ok(mv), "{text} in {fen}");
@@ -267,7 +261,7 @@ mod tests {
                 assert_eq!(from_gui(&mut pos, &legs), Ok(mv), "{legs} in {fen}");
             }
         }
-        let pos = position("combination", MERGES);
+        let pos = Position::builtin("combination", MERGES);
         let mv = pos.clone().parse_move("c3d1").expect("merge");
         assert_eq!(gui_text(&pos, mv), "d1d1,c3d1");
     }
@@ -309,7 +303,7 @@ mod tests {
 
     #[test]
     fn bad_strings() {
-        let mut pos = position("chess", "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+        let mut pos = Position::builtin("chess", "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
         for bad in ["", "e2", "e2e4qq", "z9z9", "e1e2,", "hello"] {
             assert!(
                 matches!(from_gui(&mut pos, bad), Err(MoveError::Malformed(_))),
