@@ -69,6 +69,9 @@ pub struct EvalTables {
     /// Per cell code: the slide directions counted for mobility (empty for
     /// pawn types and men that do not slide).
     pub rides: Vec<Vec<i16>>,
+    /// Cell codes of the men with slides (bit per code), so that the
+    /// mobility loop passes over the others at once.
+    pub sliders: u64,
 }
 
 /// Value of a pawn-type man; everything is scaled to it.
@@ -218,12 +221,18 @@ pub fn build_tables(v: &Variant, values: &[i32]) -> EvalTables {
             }
         }
     }
+    let sliders = rides
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+        .fold(0u64, |mask, (code, _)| mask | 1 << code);
     EvalTables {
         psq,
         phase,
         max_phase,
         value,
         rides,
+        sliders,
     }
 }
 
@@ -415,7 +424,11 @@ pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
         for &sq in pos.men(color) {
             // Mobility of sliders, cheaply: the directions not blocked at
             // the first step by a friendly man.
-            free += t.rides[cells[sq as usize].0 as usize]
+            let code = cells[sq as usize].0;
+            if (t.sliders >> code) & 1 == 0 {
+                continue;
+            }
+            free += t.rides[code as usize]
                 .iter()
                 .filter(|&&d| !cells[(sq as isize + d as isize) as usize].is_color(color))
                 .count() as i32;

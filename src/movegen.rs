@@ -919,6 +919,7 @@ fn simple_man_captures(
     us: Color,
     from: usize,
     ep: usize,
+    victims: CodeMask,
     out: &mut MoveList,
 ) -> bool {
     let t = cells[from].kind();
@@ -926,13 +927,39 @@ fn simple_man_captures(
     if !info.plain && !info.stepper {
         return false;
     }
-    let fast = &info.fast[us.index()];
-    let enemy = v.landing[us.index()] & !1;
-    let s = from as isize;
     if v.promotion_pawns & t.bit() != 0 {
-        pawn_captures(cells, v, us, from, t, ep, out);
+        if v.promotion_near[us.index()].contains(from) {
+            pawn_captures(cells, v, us, from, t, ep, victims, out);
+            return true;
+        }
+        // Far from promotion: plain captures and en passant only.
+        let fast = &info.fast[us.index()];
+        let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
+        for &d in &fast.leaps {
+            let to = (from as isize + d as isize) as usize;
+            if in_mask(victims, cells[to]) {
+                let _ = out.try_push(Move(base | (to as u32) << 8));
+            }
+        }
+        for &(d, _) in &fast.capture_leaps {
+            let to = (from as isize + d as isize) as usize;
+            if in_mask(victims, cells[to]) {
+                let _ = out.try_push(Move(base | (to as u32) << 8));
+            }
+        }
+        if ep != 0 {
+            push_en_passant(fast, from, t, ep, out);
+        }
         return true;
     }
+    // Without a victim worth taking, a man that neither promotes nor takes
+    // en passant has nothing to add.
+    if victims == 0 && ep == 0 {
+        return true;
+    }
+    let fast = &info.fast[us.index()];
+    let enemy = victims;
+    let s = from as isize;
     // Not a pawn type: no promotions, no en passant (only pawn types have
     // capture-only leaps that take en passant).
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
@@ -988,6 +1015,8 @@ fn push_en_passant(
 
 /// Captures and promotions of a man of a pawn type (see
 /// [`simple_man_captures`]).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn pawn_captures(
     cells: &Cells,
     v: &Variant,
@@ -995,11 +1024,15 @@ fn pawn_captures(
     from: usize,
     t: PieceType,
     ep: usize,
+    victims: CodeMask,
     out: &mut MoveList,
 ) {
     let fast = &v.piece(t).fast[us.index()];
     let enemy = v.landing[us.index()] & !1;
     let region = &v.promotion_region[us.index()];
+    // A capture that promotes comes whatever the victim.
+    let takes =
+        |c: Cell, to: usize| in_mask(victims, c) || (in_mask(enemy, c) && region.contains(to));
     let s = from as isize;
     let push = |out: &mut MoveList, to: usize| {
         emit(out, v, us, from, to, t, MoveKind::Normal, true);
@@ -1007,13 +1040,13 @@ fn pawn_captures(
     for &d in &fast.leaps {
         let to = (s + d as isize) as usize;
         let c = cells[to];
-        if in_mask(enemy, c) || (c.is_empty() && region.contains(to)) {
+        if takes(c, to) || (c.is_empty() && region.contains(to)) {
             push(out, to);
         }
     }
     for &(d, _) in &fast.capture_leaps {
         let to = (s + d as isize) as usize;
-        if in_mask(enemy, cells[to]) {
+        if takes(cells[to], to) {
             push(out, to);
         }
     }
@@ -1035,7 +1068,7 @@ fn pawn_captures(
             }
             to += step;
         }
-        if in_mask(enemy, cells[to as usize]) {
+        if takes(cells[to as usize], to as usize) {
             push(out, to as usize);
         }
     }
@@ -1245,18 +1278,32 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
 /// Only for a side not in check; in check, [`legal_moves`] gives the evasions.
 #[inline]
 pub fn captures_pseudo(pos: &Position, out: &mut MoveList) {
+    captures_of(pos, pos.variant.landing[pos.side.index()] & !1, out);
+}
+
+/// [`captures_pseudo`] limited to the victims in `victims` (cell codes of
+/// enemy men): ordinary captures of other men are left out; promotions and
+/// en-passant captures all come (with the choice not to promote beside a
+/// promotion). Quiescence search passes the men worth
+/// taking, so that hopeless captures are never generated.
+#[inline]
+pub fn captures_of(pos: &Position, victims: CodeMask, out: &mut MoveList) {
     out.clear();
     let us = pos.side;
     let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
     for &from in pos.b.lists[us.index()].squares.iter() {
         let from = from as usize;
-        if !simple_man_captures(&pos.b.cells, &pos.variant, us, from, ep, out) {
+        if !simple_man_captures(&pos.b.cells, &pos.variant, us, from, ep, victims, out) {
             let start = out.len();
             man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
             let mut keep = start;
             for j in start..out.len() {
                 let m = out[j];
-                if is_tactical(pos, m) {
+                if matches!(
+                    m.kind(),
+                    MoveKind::EnPassant | MoveKind::Promotion | MoveKind::PairPromotion
+                ) || in_mask(victims, pos.b.cells[m.to().index()])
+                {
                     out[keep] = m;
                     keep += 1;
                 }

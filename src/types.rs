@@ -188,14 +188,17 @@ impl Move {
     }
     #[inline]
     pub fn kind(self) -> MoveKind {
-        match self.0 >> 28 {
-            1 => MoveKind::DoubleStep,
-            2 => MoveKind::EnPassant,
-            3 => MoveKind::Castle,
-            4 => MoveKind::Promotion,
-            5 => MoveKind::PairPromotion,
-            _ => MoveKind::Normal,
-        }
+        // A table lookup: the top four bits index it directly.
+        const KINDS: [MoveKind; 16] = {
+            let mut k = [MoveKind::Normal; 16];
+            k[1] = MoveKind::DoubleStep;
+            k[2] = MoveKind::EnPassant;
+            k[3] = MoveKind::Castle;
+            k[4] = MoveKind::Promotion;
+            k[5] = MoveKind::PairPromotion;
+            k
+        };
+        KINDS[(self.0 >> 28) as usize]
     }
 }
 

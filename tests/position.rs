@@ -7,9 +7,9 @@
 mod common;
 
 use amalgam::movegen::{
-    captures_pseudo, gives_check, is_tactical, leaves_king_safe_unchecked, needs_test,
+    captures_of, captures_pseudo, gives_check, is_tactical, leaves_king_safe_unchecked, needs_test,
 };
-use amalgam::{Move, MoveList, Position, VariantSet};
+use amalgam::{Move, MoveKind, MoveList, Position, VariantSet};
 use common::{Rng, position, test_positions};
 
 /// Everything make/unmake must restore.
@@ -63,6 +63,42 @@ fn check_position(p: &mut Position, label: &str) {
         staged.sort_by_key(|m| m.0);
         tactical.sort_by_key(|m| m.0);
         assert_eq!(staged, tactical, "{label}: captures of {fen}");
+        // Limited to some victims, the generator leaves out exactly the
+        // other plain captures, in the same order; promotions (with the
+        // choice not to promote beside them) and en passant all come.
+        let mut all = MoveList::new();
+        captures_pseudo(p, &mut all);
+        let them = p.side_to_move().flip() as u32;
+        let promotes = |m: Move| {
+            all.iter().any(|x| {
+                x.from() == m.from()
+                    && x.to() == m.to()
+                    && matches!(x.kind(), MoveKind::Promotion | MoveKind::PairPromotion)
+            })
+        };
+        for parity in 0..2u32 {
+            let victims: u64 = (0..31u32)
+                .filter(|t| t % 2 == parity)
+                .fold(0, |mask, t| mask | 1u64 << (2 + 2 * t + them));
+            let mut some = MoveList::new();
+            captures_of(p, victims, &mut some);
+            let expected: Vec<Move> = all
+                .iter()
+                .copied()
+                .filter(|&m| {
+                    m.kind() == MoveKind::EnPassant
+                        || promotes(m)
+                        || p.piece_on(m.to()).is_some_and(|(t, c)| {
+                            victims >> (2 + 2 * t.0 as u32 + c as u32) & 1 != 0
+                        })
+                })
+                .collect();
+            assert_eq!(
+                some.to_vec(),
+                expected,
+                "{label}: captures of victims {victims:#x} in {fen}"
+            );
+        }
     }
     // Make/unmake of every legal move.
     let before = snapshot(p);

@@ -9,10 +9,11 @@ pub mod tt;
 use crate::board::Position;
 use crate::eval::{PawnCache, evaluate};
 use crate::movegen::{
-    captures_pseudo, gives_check, is_legal, leaves_king_safe_unchecked, legal_moves,
+    captures_of, gives_check, is_legal, leaves_king_safe_unchecked, legal_moves,
     legal_moves_king_untested, needs_test,
 };
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
+use crate::variant::CodeMask;
 use arrayvec::ArrayVec;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -302,6 +303,18 @@ impl<'a> Worker<'a> {
         None
     }
 
+    /// Cell codes of the opponent's men worth at least `need`.
+    fn victims_worth(&self, need: i32) -> CodeMask {
+        let them = self.pos.side_to_move().flip() as u32;
+        let mut mask = 0;
+        for (t, &value) in self.values.iter().enumerate() {
+            if value >= need {
+                mask |= 1 << (2 + 2 * t as u32 + them);
+            }
+        }
+        mask
+    }
+
     /// Ordering scores for the moves of a node.
     fn score_moves(
         &self,
@@ -337,8 +350,10 @@ impl<'a> Worker<'a> {
         i: usize,
     ) {
         let mut best = i;
-        for j in i + 1..list.len() {
-            if scores[j] > scores[best] {
+        let mut top = scores[i];
+        for (j, &s) in scores.iter().enumerate().skip(i + 1) {
+            if s > top {
+                top = s;
                 best = j;
             }
         }
@@ -382,8 +397,13 @@ impl<'a> Worker<'a> {
             }
             alpha = alpha.max(stand_pat);
             best = stand_pat;
-            // The captures are generated only when the stand-pat fails to cut.
-            captures_pseudo(&self.pos, &mut list);
+            // The captures are generated only when the stand-pat fails to
+            // cut, and only of men whose value can bring the score near alpha.
+            captures_of(
+                &self.pos,
+                self.victims_worth(alpha - stand_pat - 200),
+                &mut list,
+            );
             // Skip captures that cannot bring the score near alpha.
             let mut keep = 0;
             for i in 0..list.len() {

@@ -713,6 +713,35 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             });
         p.stepper = !p.dedup && !p.stackable && p.fast.iter().all(|f| f.special.is_empty());
     }
+    // Squares from which a pawn-type man may promote with one move (any
+    // square, when a pawn type slides).
+    let mut promotion_near = [SquareSet::default(), SquareSet::default()];
+    for (c, near) in promotion_near.iter_mut().enumerate() {
+        for (i, p) in pieces.iter().enumerate() {
+            if promotion_pawns & (1u64 << i) == 0 {
+                continue;
+            }
+            let f = &p.fast[c];
+            let steps: Vec<i16> = f
+                .leaps
+                .iter()
+                .chain(&f.quiet_leaps)
+                .copied()
+                .chain(f.capture_leaps.iter().map(|&(d, _)| d))
+                .chain(f.double_steps.iter().map(|&(_, d)| d))
+                .collect();
+            for sq in (0..ranks).flat_map(|r| (0..files).map(move |f| Square::new(f, r))) {
+                let from = sq.index() as isize;
+                let lands = steps.iter().any(|&d| {
+                    let to = from + d as isize;
+                    to >= 0 && promotion_region[c].contains(to as usize)
+                });
+                if lands || !f.rides.is_empty() || !f.special.is_empty() {
+                    near.insert(sq.index());
+                }
+            }
+        }
+    }
     // Codes of empty cells (0) and of the other side's men.
     let mut landing = [1u64, 1u64];
     for i in 0..n {
@@ -953,6 +982,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         pair_promotion_types: types_of(pair_mask),
         mandatory_promotion,
         promotion_region,
+        promotion_near,
         initial_region,
         castling,
         castling_pieces,

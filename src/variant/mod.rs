@@ -328,6 +328,9 @@ pub struct Variant {
     pub pair_promotion_types: Vec<PieceType>,
     pub mandatory_promotion: bool,
     pub promotion_region: [SquareSet; 2],
+    /// Squares from which a man of a pawn type may promote with one move
+    /// (capture generation takes a shorter path elsewhere).
+    pub promotion_near: [SquareSet; 2],
     pub initial_region: [SquareSet; 2],
     pub castling: Vec<CastlingRule>,
     /// Types whose presence on the corner keeps a castling right; castling
