@@ -420,18 +420,20 @@ pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
     let mut s = pos.b.psq + pawns.structure(pos);
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
+        // Mobility of sliders, cheaply: the directions not blocked at the
+        // first step by a friendly man. `own` has a bit for the cell code of
+        // each of this side's men (even codes from 2 for White, odd for Black).
+        let own = 0x5555_5555_5555_5554u64 << color.index();
         let mut free = 0;
         for &sq in pos.men(color) {
-            // Mobility of sliders, cheaply: the directions not blocked at
-            // the first step by a friendly man.
             let code = cells[sq as usize].0;
             if (t.sliders >> code) & 1 == 0 {
                 continue;
             }
-            free += t.rides[code as usize]
-                .iter()
-                .filter(|&&d| !cells[(sq as isize + d as isize) as usize].is_color(color))
-                .count() as i32;
+            for &d in &t.rides[code as usize] {
+                let c = cells[(sq as isize + d as isize) as usize].0;
+                free += ((own >> c) & 1 ^ 1) as i32;
+            }
         }
         let mut extra = Score::new(SLIDER_MOBILITY.mg * free, SLIDER_MOBILITY.eg * free);
         // King shelter.

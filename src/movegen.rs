@@ -338,7 +338,12 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
         }
         let ch = pos.changes(m);
         let ksq = if from == king { m.to().index() } else { king };
-        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, false) {
+        // A man landing on a square that stops every check touches every
+        // attack entry that gave check (each check's squares are among the
+        // squares its entry passes through), so only the entries through
+        // the changed squares can still attack the king, as out of check.
+        let stops_checks = from != king && m.kind() != MoveKind::EnPassant;
+        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, stops_checks) {
             out[keep] = m;
             keep += 1;
         }
@@ -807,7 +812,7 @@ fn push_promoting<S: MoveSink>(
 /// double steps, en passant, promotion, plain leaps and slides.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn stepper_moves<S: MoveSink>(
+fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
     cells: &Cells,
     v: &Variant,
     fast: &crate::variant::FastRules,
@@ -818,7 +823,7 @@ fn stepper_moves<S: MoveSink>(
     out: &mut S,
 ) {
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
-    let promotes = v.promotion_pawns & t.bit() != 0;
+    let promotes = PROMOTES;
     let landing = v.landing[us.index()];
     let s = from as isize;
     for &d in &fast.quiet_leaps {
@@ -903,7 +908,14 @@ fn simple_man_moves<S: MoveSink>(
         );
         true
     } else if info.stepper {
-        stepper_moves(cells, v, &info.fast[us.index()], us, from, t, ep, out);
+        let fast = &info.fast[us.index()];
+        // Only a pawn type near its promotion region needs the promotion
+        // tests; the others take the lighter instance.
+        if v.promotion_pawns & t.bit() != 0 && v.promotion_near[us.index()].contains(from) {
+            stepper_moves::<S, true>(cells, v, fast, us, from, t, ep, out);
+        } else {
+            stepper_moves::<S, false>(cells, v, fast, us, from, t, ep, out);
+        }
         true
     } else {
         false
