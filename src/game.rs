@@ -73,7 +73,7 @@ pub fn outcome(pos: &mut Position) -> Option<(Outcome, Termination)> {
     if v.n_move_rule > 0 && pos.halfmove_clock() >= 2 * v.n_move_rule {
         return Some((Outcome::Draw, Termination::MoveRule));
     }
-    if !pos.has_mating_potential(Color::White) && !pos.has_mating_potential(Color::Black) {
+    if pos.is_dead() {
         return Some((Outcome::Draw, Termination::DeadPosition));
     }
     None
@@ -143,5 +143,40 @@ impl GameRecord {
         s.push_str(&line);
         s.push_str("\n\n");
         Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dead(variant: &str, fen: &str) -> bool {
+        let mut pos = Position::builtin(variant, fen);
+        let ended = outcome(&mut pos);
+        assert_eq!(ended.is_some(), pos.is_dead(), "{variant} {fen}");
+        pos.is_dead()
+    }
+
+    #[test]
+    fn dead_positions_follow_each_variant_rule() {
+        // Chess (FIDE): lone kings, a lone minor, bishops all on one colour.
+        assert!(dead("chess", "8/8/4k3/8/8/3K4/8/8 w - - 0 1"));
+        assert!(dead("chess", "8/8/4k3/8/8/3K4/8/5N2 w - - 0 1"));
+        assert!(dead("chess", "8/8/4k3/8/8/3K4/8/5B2 w - - 0 1"));
+        assert!(!dead("chess", "8/8/4k3/8/8/3K4/3b4/5B2 w - - 0 1"));
+        assert!(dead("chess", "8/8/4k3/8/8/3K4/6b1/5B2 w - - 0 1"));
+        assert!(!dead("chess", "8/8/4k3/8/8/3K4/8/4NN2 w - - 0 1"));
+        assert!(!dead("chess", "8/8/4k3/8/8/3K4/4n3/5N2 w - - 0 1"));
+        // Combination: only a lone single knight or bishop against a king.
+        assert!(dead("combination", "8/8/4k3/8/8/3K4/8/5B2 w - - 0 1"));
+        assert!(!dead("combination", "8/8/4k3/8/8/3K4/6b1/5B2 w - - 0 1"));
+        assert!(!dead("combination", "8/8/4k3/8/8/3K4/4n3/5N2 w - - 0 1"));
+        assert!(!dead("combination", "8/8/4k3/8/8/3K4/8/5A2 w - - 0 1"));
+        // Team-Mate: drawn when neither side has mating potential.
+        assert!(dead("team-mate", "8/8/4k3/8/8/3K4/4n3/5N2 w - - 0 1"));
+        assert!(!dead("team-mate", "8/8/4k3/8/8/3K4/8/4UF2 w - - 0 1"));
+        // Compound: king against king only.
+        assert!(dead("compound", "10/10/5k4/10/10/4K5/10/10 w - - 0 1"));
+        assert!(!dead("compound", "10/10/5k4/10/10/4K5/10/5D4 w - - 0 1"));
     }
 }

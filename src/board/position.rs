@@ -503,6 +503,53 @@ impl Position {
         }
     }
 
+    /// Whether the position is dead by the variant's rule (see
+    /// [`crate::variant::DeadRule`]): the game is drawn.
+    pub fn is_dead(&self) -> bool {
+        let v = &*self.variant;
+        match &v.dead {
+            crate::variant::DeadRule::NoMatingPotential => {
+                !self.has_mating_potential(Color::White) && !self.has_mating_potential(Color::Black)
+            }
+            crate::variant::DeadRule::Material { sets, color_bound } => {
+                let side = |c: Color| {
+                    let mut types: ArrayVec<PieceType, MAX_MEN> = self
+                        .men(c)
+                        .iter()
+                        .map(|&sq| self.b.cells[sq as usize].kind())
+                        .collect();
+                    types.sort();
+                    types
+                };
+                let (w, b) = (side(Color::White), side(Color::Black));
+                let listed = sets.iter().any(|(x, y)| {
+                    (x[..] == w[..] && y[..] == b[..]) || (x[..] == b[..] && y[..] == w[..])
+                });
+                listed || (*color_bound && self.only_color_bound_on_one_colour())
+            }
+        }
+    }
+
+    /// Whether every man but the kings is of a colour-bound type and all of
+    /// them stand on squares of one colour.
+    fn only_color_bound_on_one_colour(&self) -> bool {
+        let v = &*self.variant;
+        let mut shade = None;
+        for c in Color::BOTH {
+            for &sq in self.men(c) {
+                let t = self.b.cells[sq as usize].kind();
+                if t == v.king {
+                    continue;
+                }
+                let s = v.square_shade(Square(sq));
+                if v.mating.color_bound & t.bit() == 0 || *shade.get_or_insert(s) != s {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// The man (type and colour) on a square, if any.
     pub fn piece_on(&self, sq: Square) -> Option<(PieceType, Color)> {
         let c = self.b.cells[sq.index()];

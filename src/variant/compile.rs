@@ -3,8 +3,8 @@
 use super::betza::{self, Path};
 use super::ini::{Entry, IniError, Section};
 use super::{
-    AttackRay, AttackTable, CastlingRule, FastRules, MatingRules, PIN_OFFSET, PieceInfo, Rule,
-    SquareSet, Variant, XboardInfo, Zobrist,
+    AttackRay, AttackTable, CastlingRule, DeadRule, FastRules, MatingRules, PIN_OFFSET, PieceInfo,
+    Rule, SquareSet, Variant, XboardInfo, Zobrist,
 };
 use crate::types::{BOARD_CELLS, Color, MAX_FILES, MAX_RANKS, PieceType, Square};
 use std::collections::HashMap;
@@ -172,6 +172,24 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
         "letters",
         "-",
         "men confined to one square colour",
+    ),
+    (
+        "deadPosition",
+        "no-mating-potential|material",
+        "no-mating-potential",
+        "when a position is drawn as dead",
+    ),
+    (
+        "deadMaterial",
+        "men:men ...",
+        "k:k",
+        "with deadPosition = material: the material of dead positions",
+    ),
+    (
+        "deadColorBound",
+        "true|false",
+        "false",
+        "with deadPosition = material: also dead when every man but the kings is colour-bound on one colour",
     ),
     (
         "pieceValues",
@@ -896,6 +914,43 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         }
     }
     let color_bound = letters(&mut r, "colorBoundTypes", "-", None);
+    let dead = match r.get("deadPosition").map(|e| (e, e.value.as_str())) {
+        None | Some((_, "no-mating-potential")) => DeadRule::NoMatingPotential,
+        Some((_, "material")) => {
+            let mut sets = Vec::new();
+            let text = r.get("deadMaterial").map(|e| (e, e.value.clone()));
+            let items = text.as_ref().map_or("k:k", |(_, t)| t.as_str());
+            for item in items.split_whitespace() {
+                // Each side's men, kings included, as letters.
+                let side = |men: &str| -> Option<Vec<PieceType>> {
+                    let mut types: Vec<PieceType> = men
+                        .chars()
+                        .map(|c| letter_index(c).map(|i| PieceType(i as u8)))
+                        .collect::<Option<_>>()?;
+                    types.sort();
+                    Some(types)
+                };
+                match item.split_once(':').map(|(a, b)| (side(a), side(b))) {
+                    Some((Some(a), Some(b))) => sets.push((a, b)),
+                    _ => {
+                        if let Some((e, _)) = text {
+                            r.errors.push(e.error(format!("bad material '{item}'")));
+                        }
+                    }
+                }
+            }
+            DeadRule::Material {
+                sets,
+                color_bound: r.bool("deadColorBound", false),
+            }
+        }
+        Some((e, v)) => {
+            r.errors.push(e.error(format!(
+                "expected no-mating-potential or material, found '{v}'"
+            )));
+            DeadRule::NoMatingPotential
+        }
+    };
     let xboard = XboardInfo {
         name: r
             .get("xboardName")
@@ -997,6 +1052,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             pair_exceptions,
             color_bound,
         },
+        dead,
         xboard,
         pin_lines: [attacks[0].pin_lines(), attacks[1].pin_lines()],
         check_map: [attacks[0].check_map(), attacks[1].check_map()],

@@ -290,6 +290,22 @@ pub struct MatingRules {
     pub color_bound: u64,
 }
 
+/// When a position is dead (the game is drawn at once).
+#[derive(Clone, Debug, Default)]
+pub enum DeadRule {
+    /// When neither side has mating potential (see [`MatingRules`]).
+    #[default]
+    NoMatingPotential,
+    /// When the men on the board, kings included, are one of `sets` (one
+    /// side's men and the other's, each sorted by type, either way round),
+    /// or, with `color_bound`, when every man but the kings is of a
+    /// colour-bound type and all of them stand on squares of one colour.
+    Material {
+        sets: Vec<(Vec<PieceType>, Vec<PieceType>)>,
+        color_bound: bool,
+    },
+}
+
 /// XBoard presentation of the variant.
 #[derive(Clone, Debug, Default)]
 pub struct XboardInfo {
@@ -345,6 +361,7 @@ pub struct Variant {
     pub stalemate_value: i8,
     pub quiet_attackers: u64,
     pub mating: MatingRules,
+    pub dead: DeadRule,
     pub xboard: XboardInfo,
     /// Attack rays per attacking colour.
     pub attacks: [AttackTable; 2],
