@@ -823,13 +823,12 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
     out: &mut S,
 ) {
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
-    let promotes = PROMOTES;
     let landing = v.landing[us.index()];
     let s = from as isize;
     for &d in &fast.quiet_leaps {
         let to = s + d as isize;
         if at(cells, to).is_empty() {
-            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
+            push_promoting(out, v, us, PROMOTES, base, to as usize, MoveKind::Normal);
         }
     }
     if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
@@ -840,7 +839,7 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
                     out,
                     v,
                     us,
-                    promotes,
+                    PROMOTES,
                     base,
                     to as usize,
                     MoveKind::DoubleStep,
@@ -852,7 +851,7 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
         let to = (s + d as isize) as usize;
         let c = cells[to];
         if c.is_piece() && in_mask(landing, c) {
-            push_promoting(out, v, us, promotes, base, to, MoveKind::Normal);
+            push_promoting(out, v, us, PROMOTES, base, to, MoveKind::Normal);
         } else if ep_ok && to == ep {
             out.push(Move::new(
                 Square(from as u8),
@@ -866,7 +865,7 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
     for &d in &fast.leaps {
         let to = s + d as isize;
         if in_mask(landing, at(cells, to)) {
-            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
+            push_promoting(out, v, us, PROMOTES, base, to as usize, MoveKind::Normal);
         }
     }
     for &d in &fast.rides {
@@ -874,12 +873,12 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
         let mut to = s + step;
         let mut c = at(cells, to);
         while c.is_empty() {
-            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
+            push_promoting(out, v, us, PROMOTES, base, to as usize, MoveKind::Normal);
             to += step;
             c = at(cells, to);
         }
         if in_mask(landing, c) {
-            push_promoting(out, v, us, promotes, base, to as usize, MoveKind::Normal);
+            push_promoting(out, v, us, PROMOTES, base, to as usize, MoveKind::Normal);
         }
     }
 }
@@ -939,41 +938,20 @@ fn simple_man_captures(
     if !info.plain && !info.stepper {
         return false;
     }
-    if v.promotion_pawns & t.bit() != 0 {
-        if v.promotion_near[us.index()].contains(from) {
-            pawn_captures(cells, v, us, from, t, ep, victims, out);
-            return true;
-        }
-        // Far from promotion: plain captures and en passant only.
-        let fast = &info.fast[us.index()];
-        let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
-        for &d in &fast.leaps {
-            let to = (from as isize + d as isize) as usize;
-            if in_mask(victims, cells[to]) {
-                let _ = out.try_push(Move(base | (to as u32) << 8));
-            }
-        }
-        for &(d, _) in &fast.capture_leaps {
-            let to = (from as isize + d as isize) as usize;
-            if in_mask(victims, cells[to]) {
-                let _ = out.try_push(Move(base | (to as u32) << 8));
-            }
-        }
-        if ep != 0 {
-            push_en_passant(fast, from, t, ep, out);
-        }
+    // A pawn-type man that may promote with its next move needs the
+    // promotion tests; every other man only captures (pawn types far from
+    // promotion also take en passant, and never slide).
+    if v.promotion_pawns & t.bit() != 0 && v.promotion_near[us.index()].contains(from) {
+        pawn_captures(cells, v, us, from, t, ep, victims, out);
         return true;
     }
-    // Without a victim worth taking, a man that neither promotes nor takes
-    // en passant has nothing to add.
+    // Without a victim worth taking, only en passant is left.
     if victims == 0 && ep == 0 {
         return true;
     }
     let fast = &info.fast[us.index()];
     let enemy = victims;
     let s = from as isize;
-    // Not a pawn type: no promotions, no en passant (only pawn types have
-    // capture-only leaps that take en passant).
     let base = Move::new(Square(from as u8), Square(0), t, t, MoveKind::Normal).0;
     for &d in &fast.leaps {
         let to = (s + d as isize) as usize;

@@ -404,7 +404,8 @@ impl<'a> Worker<'a> {
                 self.victims_worth(alpha - stand_pat - 200),
                 &mut list,
             );
-            // Skip captures that cannot bring the score near alpha.
+            // En passant and the choice not to promote come whatever the
+            // victim: skip those that cannot bring the score near alpha.
             let mut keep = 0;
             for i in 0..list.len() {
                 let m = list[i];
