@@ -13,6 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Default transposition table size in megabytes.
 pub const DEFAULT_HASH_MB: usize = 64;
 
+/// Largest hash table accepted, in megabytes (the UCI option's maximum).
+pub const MAX_HASH_MB: usize = 1 << 16;
+
 pub struct Engine {
     variants: VariantSet,
     variant: Arc<Variant>,
@@ -128,8 +131,15 @@ impl Engine {
         Ok(())
     }
 
-    pub fn set_hash_mb(&mut self, mb: usize) {
-        self.tt = Arc::new(TranspositionTable::new(mb.clamp(1, 1 << 16)));
+    /// Resize the hash table to `mb` megabytes (1 to [`MAX_HASH_MB`]). When
+    /// the memory is refused, the old table stays and the error says so.
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
+        let mb = mb.clamp(1, MAX_HASH_MB);
+        if mb == self.tt.size_mb() {
+            return Ok(());
+        }
+        self.tt = Arc::new(TranspositionTable::try_new(mb)?);
+        Ok(())
     }
 
     pub fn hash_mb(&self) -> usize {
@@ -166,13 +176,17 @@ impl Engine {
 
     /// Search the current position. Blocks until the search ends; `on_info`
     /// receives the progress. `search_moves` limits the root moves (empty: all).
+    ///
+    /// A stop requested before the call is honoured (the search returns at
+    /// once), so a front end that starts the search on another thread clears
+    /// the flag with [`Engine::clear_stop`] before it starts the thread: a
+    /// `stop` that arrives while the thread is starting is then never lost.
     pub fn go(
         &mut self,
         limits: &Limits,
         search_moves: &[Move],
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        self.stop.store(false, Ordering::Relaxed);
         search::search(
             &self.position,
             limits,

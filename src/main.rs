@@ -278,7 +278,7 @@ fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     engine.set_threads(a.get("--threads")?.unwrap_or(1));
     engine.set_multipv(a.get("--multipv")?.unwrap_or(1));
     if let Some(mb) = a.get::<usize>("--hash")? {
-        engine.set_hash_mb(mb);
+        engine.set_hash_mb(mb)?;
     }
     let mut limits = limits_from(&a)?;
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
@@ -317,7 +317,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     engine.set_variant(&variant)?;
     engine.set_threads(a.get("--threads")?.unwrap_or(1));
     if let Some(mb) = a.get::<usize>("--hash")? {
-        engine.set_hash_mb(mb);
+        engine.set_hash_mb(mb)?;
     }
     let v = engine.variant().clone();
     let (mut solved, mut total) = (0, 0);

@@ -207,3 +207,30 @@ fn pair_promotion_option_switches_the_brute_pair() {
     let best = s.until("bestmove");
     assert!(best.last().is_some_and(|b| b.starts_with("bestmove ")));
 }
+
+#[test]
+fn commands_during_an_infinite_search_wait_and_never_hang() {
+    let mut s = Session::start();
+    s.send("uci");
+    s.until("uciok");
+    // `go` and `position` while `go infinite` runs wait their turn; `stop`
+    // still reaches the running search and the one the queued `go` starts.
+    s.send("go infinite");
+    s.send("go infinite");
+    s.send("position startpos moves e2e4");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    s.send("stop");
+    s.send("isready");
+    let lines = s.until("readyok");
+    let bests = lines.iter().filter(|l| l.starts_with("bestmove")).count();
+    assert!(bests >= 2, "{lines:?}");
+    // The last search ran after e2e4: its move is Black's.
+    s.send("stop");
+    s.send("go depth 2");
+    let best = s.until("bestmove").pop().expect("line");
+    assert!(
+        best.contains('7') || best.contains('8') || best.contains('6'),
+        "{best}"
+    );
+}

@@ -6,10 +6,12 @@
 use crate::engine::{Engine, info_line};
 use crate::search::Limits;
 use crate::types::Move;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 use vampirc_uci::UciMessage;
 
 /// Default for the `Move Overhead` option, in milliseconds.
@@ -27,6 +29,15 @@ struct Uci {
 }
 
 /// Run UCI until `quit` or the end of input; `first` is a line already read.
+///
+/// The search runs on its own thread and holds the engine, so a command that
+/// needs the engine (`position`, `go`, `setoption`, `ucinewgame`, `uci`) waits
+/// in a queue while a search runs, and every line after it waits behind it:
+/// commands take effect in the order they came. The input is still read
+/// meanwhile, so the engine never hangs on a GUI that sends `position` or
+/// `go` during `go infinite`: `quit` acts at once, and `stop` stops the
+/// running search at once and, when commands wait, also takes its place in
+/// the queue, where it stops the search that a queued `go` starts.
 pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
     let stop = engine.stop_handle();
     let mut uci = Uci {
@@ -37,18 +48,71 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
         ponder_limits: None,
         search_id: Arc::new(std::sync::atomic::AtomicU64::new(0)),
     };
-    if let Some(line) = first
-        && !uci.command(&line)
-    {
-        return;
-    }
-    while let Ok(line) = rx.recv() {
-        if !uci.command(&line) {
-            break;
+    let mut queue: VecDeque<String> = first.into_iter().collect();
+    'session: loop {
+        // The head of the queue goes when the engine is free, or at once when
+        // it does not need the engine (a queued `stop` reaches the search that
+        // the `go` before it started).
+        while let Some(line) = queue.front() {
+            if uci.searching() && needs_engine(line.split_whitespace().next()) {
+                // A `stop` further back ends every search before it.
+                if queue
+                    .iter()
+                    .any(|l| l.split_whitespace().next() == Some("stop"))
+                {
+                    uci.stop.store(true, Ordering::Relaxed);
+                }
+                break;
+            }
+            let line = queue.pop_front().unwrap_or_default();
+            if !uci.command(&line) {
+                break 'session;
+            }
+        }
+        let line = if queue.is_empty() {
+            match rx.recv() {
+                Ok(line) => line,
+                Err(_) => break,
+            }
+        } else {
+            match rx.recv_timeout(QUEUE_POLL) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        };
+        let word = line.split_whitespace().next();
+        if word == Some("quit") || !uci.searching() {
+            if !uci.command(&line) {
+                break;
+            }
+        } else if word == Some("stop") {
+            uci.stop.store(true, Ordering::Relaxed);
+            if !queue.is_empty() {
+                queue.push_back(line);
+            }
+        } else if queue.is_empty() && !needs_engine(word) {
+            // `isready`, `ponderhit`, unknown lines: nothing waits before them.
+            if !uci.command(&line) {
+                break;
+            }
+        } else {
+            queue.push_back(line);
         }
     }
     uci.stop.store(true, Ordering::Relaxed);
     uci.wait();
+}
+
+/// How often queued commands look whether the search has ended.
+const QUEUE_POLL: Duration = Duration::from_millis(5);
+
+/// Commands that use the engine, which a running search holds.
+fn needs_engine(word: Option<&str>) -> bool {
+    matches!(
+        word,
+        Some("position" | "go" | "setoption" | "ucinewgame" | "uci")
+    )
 }
 
 fn say(s: &str) {
@@ -56,6 +120,11 @@ fn say(s: &str) {
 }
 
 impl Uci {
+    /// Whether a search is running (it holds the engine).
+    fn searching(&self) -> bool {
+        self.search.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
     /// Wait for a running search to end.
     fn wait(&mut self) {
         if let Some(h) = self.search.take() {
@@ -125,8 +194,9 @@ impl Uci {
         say(&format!("id name Amalgam {}", env!("CARGO_PKG_VERSION")));
         say("id author the Amalgam developers");
         say(&format!(
-            "option name Hash type spin default {} min 1 max 65536",
-            crate::engine::DEFAULT_HASH_MB
+            "option name Hash type spin default {} min 1 max {}",
+            crate::engine::DEFAULT_HASH_MB,
+            crate::engine::MAX_HASH_MB
         ));
         say("option name Threads type spin default 1 min 1 max 256");
         say("option name MultiPV type spin default 1 min 1 max 256");
@@ -169,7 +239,7 @@ impl Uci {
         };
         let mut e = self.engine();
         match name.trim().to_ascii_lowercase().as_str() {
-            "hash" => e.set_hash_mb(number()?),
+            "hash" => e.set_hash_mb(number()?)?,
             "threads" => e.set_threads(number()?),
             "multipv" => e.set_multipv(number()?),
             "ponder" => {}

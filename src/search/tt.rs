@@ -63,20 +63,35 @@ fn unpack(d: u64) -> Option<TtEntry> {
 
 impl TranspositionTable {
     /// A table of about `mb` megabytes (at least one bucket).
+    ///
+    /// # Panics
+    /// When the memory cannot be had; sizes that come from outside go
+    /// through [`TranspositionTable::try_new`].
     pub fn new(mb: usize) -> TranspositionTable {
-        let bytes = mb.max(1) * 1024 * 1024;
+        match TranspositionTable::try_new(mb) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A table of about `mb` megabytes, or an error when the system refuses
+    /// the memory (the caller keeps its old table).
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
+        let bytes = mb.max(1).saturating_mul(1024 * 1024);
         let buckets = (bytes / (16 * BUCKET)).max(1);
-        let slots = (0..buckets * BUCKET)
-            .map(|_| Slot {
-                key: AtomicU64::new(0),
-                data: AtomicU64::new(0),
-            })
-            .collect();
-        TranspositionTable {
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(buckets * BUCKET)
+            .map_err(|_| format!("cannot allocate a hash table of {mb} MB"))?;
+        slots.extend((0..buckets * BUCKET).map(|_| Slot {
+            key: AtomicU64::new(0),
+            data: AtomicU64::new(0),
+        }));
+        Ok(TranspositionTable {
             slots,
             buckets,
             generation: AtomicU64::new(0),
-        }
+        })
     }
 
     /// Size in megabytes.
@@ -192,5 +207,14 @@ mod tests {
         assert!(tt.probe(43).is_none());
         tt.clear();
         assert!(tt.probe(42).is_none());
+    }
+
+    #[test]
+    fn refused_memory_is_an_error() {
+        // More than any address space holds: the allocation must fail
+        // cleanly instead of aborting.
+        let e = TranspositionTable::try_new(usize::MAX / (1024 * 1024));
+        assert!(e.is_err());
+        assert!(TranspositionTable::try_new(1).is_ok_and(|t| t.size_mb() == 1));
     }
 }

@@ -174,11 +174,11 @@ impl Xboard {
                     self.finish();
                     let mut e = self.engine();
                     if cmd == "memory" {
-                        e.set_hash_mb(n.max(1));
+                        e.set_hash_mb(n)
                     } else {
-                        e.set_threads(n.max(1));
+                        e.set_threads(n);
+                        Ok(())
                     }
-                    Ok(())
                 }
                 None => Err(format!("{cmd} needs a number")),
             },

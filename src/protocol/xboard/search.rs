@@ -116,8 +116,8 @@ pub struct Job {
     no_ponder: Arc<AtomicBool>,
     /// The thread has gone on to ponder (or analyse): only a stop ends it.
     endless: Arc<AtomicBool>,
-    /// `?`: stop thinking and play. Kept, because a search that is just
-    /// starting clears the stop flag; its next report stops it again.
+    /// `?`: stop thinking and play; each report of the search repeats the
+    /// stop, so it also reaches a search that is just starting.
     move_now: Arc<AtomicBool>,
 }
 
@@ -132,6 +132,9 @@ impl Job {
         let no_ponder = Arc::new(AtomicBool::new(false));
         let endless = Arc::new(AtomicBool::new(kind == JobKind::Analyze));
         let move_now = Arc::new(AtomicBool::new(false));
+        // Cleared here, not in the thread, so that a stop sent while the
+        // thread starts is kept.
+        shared.stop.store(false, Ordering::Relaxed);
         let (engine, shared) = (engine.clone(), shared.clone());
         let (d, np, en, now) = (
             discard.clone(),
@@ -151,6 +154,10 @@ impl Job {
                             && !np.load(Ordering::Relaxed)
                         {
                             en.store(true, Ordering::Relaxed);
+                            // The move search may have ended by a stop (`?`);
+                            // one meant for the ponder search is repeated
+                            // until the thread ends (`Job::end`).
+                            shared.stop.store(false, Ordering::Relaxed);
                             let limits = Limits {
                                 infinite: true,
                                 ..Default::default()
@@ -198,8 +205,8 @@ impl Job {
     }
 
     fn end(self, shared: &Shared, stop_now: bool) {
-        // A stop can be cleared by a search that is just starting, so it is
-        // repeated until the thread is done.
+        // The ponder search that follows a move clears the stop flag, so the
+        // stop is repeated until the thread is done.
         while !self.handle.is_finished() {
             if stop_now || self.endless.load(Ordering::Relaxed) {
                 shared.stop.store(true, Ordering::Relaxed);
