@@ -35,9 +35,8 @@ struct Uci {
 /// in a queue while a search runs, and every line after it waits behind it:
 /// commands take effect in the order they came. The input is still read
 /// meanwhile, so the engine never hangs on a GUI that sends `position` or
-/// `go` during `go infinite`: `quit` acts at once, and `stop` stops the
-/// running search at once and, when commands wait, also takes its place in
-/// the queue, where it stops the search that a queued `go` starts.
+/// `go` during `go infinite`: `quit` acts at once, and a waiting `stop` ends
+/// the running search and, in its turn, the one a queued `go` starts.
 pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
     let stop = engine.stop_handle();
     let mut uci = Uci {
@@ -51,20 +50,16 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
     let mut queue: VecDeque<String> = first.into_iter().collect();
     'session: loop {
         // The head of the queue goes when the engine is free, or at once when
-        // it does not need the engine (a queued `stop` reaches the search that
-        // the `go` before it started).
-        while let Some(line) = queue.front() {
-            if uci.searching() && needs_engine(line.split_whitespace().next()) {
+        // it does not need the engine.
+        while let Some(line) = queue.pop_front() {
+            if uci.searching() && needs_engine(&line) {
                 // A `stop` further back ends every search before it.
-                if queue
-                    .iter()
-                    .any(|l| l.split_whitespace().next() == Some("stop"))
-                {
+                if queue.iter().any(|l| first_word(l) == Some("stop")) {
                     uci.stop.store(true, Ordering::Relaxed);
                 }
+                queue.push_front(line);
                 break;
             }
-            let line = queue.pop_front().unwrap_or_default();
             if !uci.command(&line) {
                 break 'session;
             }
@@ -81,24 +76,10 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         };
-        let word = line.split_whitespace().next();
-        if word == Some("quit") || !uci.searching() {
-            if !uci.command(&line) {
-                break;
-            }
-        } else if word == Some("stop") {
-            uci.stop.store(true, Ordering::Relaxed);
-            if !queue.is_empty() {
-                queue.push_back(line);
-            }
-        } else if queue.is_empty() && !needs_engine(word) {
-            // `isready`, `ponderhit`, unknown lines: nothing waits before them.
-            if !uci.command(&line) {
-                break;
-            }
-        } else {
-            queue.push_back(line);
+        if first_word(&line) == Some("quit") {
+            break;
         }
+        queue.push_back(line);
     }
     uci.stop.store(true, Ordering::Relaxed);
     uci.wait();
@@ -107,10 +88,14 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
 /// How often queued commands look whether the search has ended.
 const QUEUE_POLL: Duration = Duration::from_millis(5);
 
+fn first_word(line: &str) -> Option<&str> {
+    line.split_whitespace().next()
+}
+
 /// Commands that use the engine, which a running search holds.
-fn needs_engine(word: Option<&str>) -> bool {
+fn needs_engine(line: &str) -> bool {
     matches!(
-        word,
+        first_word(line),
         Some("position" | "go" | "setoption" | "ucinewgame" | "uci")
     )
 }
