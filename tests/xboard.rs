@@ -427,6 +427,34 @@ fn malformed_lines_get_exact_replies_and_change_nothing() {
 }
 
 #[test]
+fn commands_that_wait_for_our_move_never_block_the_input() {
+    // `memory` and `option` wait until the search for our move has played
+    // it; the lines after them are still read. `force` ends the search
+    // without its move, and `?` makes it move now.
+    let mut s = xboard();
+    s.send("new");
+    s.send("st 600");
+    s.send("usermove e2e4");
+    s.send("memory 8");
+    s.send("option PairPromotion=1");
+    s.send("force");
+    let lines = s.sync();
+    assert!(
+        lines.iter().all(|l| !l.starts_with("move")) && complaints(&lines).is_empty(),
+        "{lines:?}"
+    );
+    play(&mut s, &["e7e5"]);
+
+    s.send("new");
+    s.send("usermove d2d4");
+    s.send("cores 1");
+    s.send("?");
+    s.until("move ");
+    let lines = s.sync();
+    assert!(complaints(&lines).is_empty(), "{lines:?}");
+}
+
+#[test]
 fn bad_variant_or_position_during_a_search_leaves_it_running() {
     let mut s = xboard();
     s.send("new");

@@ -8,7 +8,8 @@ pub mod xboard;
 
 use crate::engine::Engine;
 use std::io::BufRead;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
 
 /// Which protocol to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +32,27 @@ pub fn stdin_lines() -> Receiver<String> {
         }
     });
     rx
+}
+
+/// How often queued commands look whether the search they wait for has ended.
+const QUEUE_POLL: Duration = Duration::from_millis(5);
+
+/// The next line of input: waited for while nothing is queued; with queued
+/// commands, `Some(None)` after [`QUEUE_POLL`] so that the caller looks at its
+/// queue again. None at the end of input.
+fn next_line(rx: &Receiver<String>, queued: bool) -> Option<Option<String>> {
+    if !queued {
+        return rx.recv().ok().map(Some);
+    }
+    match rx.recv_timeout(QUEUE_POLL) {
+        Ok(line) => Some(Some(line)),
+        Err(RecvTimeoutError::Timeout) => Some(None),
+        Err(RecvTimeoutError::Disconnected) => None,
+    }
+}
+
+fn first_word(line: &str) -> Option<&str> {
+    line.split_whitespace().next()
 }
 
 /// Run the protocol loop until `quit` or the end of input.

@@ -3,15 +3,15 @@
 //! past h, ranks past 8, stack and Brute letters) are beyond that grammar.
 //! Bad input gets an `info string` and changes nothing.
 
+use super::first_word;
 use crate::engine::{Engine, info_line};
 use crate::search::Limits;
 use crate::types::Move;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 use vampirc_uci::UciMessage;
 
 /// Default for the `Move Overhead` option, in milliseconds.
@@ -64,17 +64,10 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
                 break 'session;
             }
         }
-        let line = if queue.is_empty() {
-            match rx.recv() {
-                Ok(line) => line,
-                Err(_) => break,
-            }
-        } else {
-            match rx.recv_timeout(QUEUE_POLL) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
+        let line = match super::next_line(&rx, !queue.is_empty()) {
+            Some(Some(line)) => line,
+            Some(None) => continue,
+            None => break,
         };
         if first_word(&line) == Some("quit") {
             break;
@@ -83,13 +76,6 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
     }
     uci.stop.store(true, Ordering::Relaxed);
     uci.wait();
-}
-
-/// How often queued commands look whether the search has ended.
-const QUEUE_POLL: Duration = Duration::from_millis(5);
-
-fn first_word(line: &str) -> Option<&str> {
-    line.split_whitespace().next()
 }
 
 /// Commands that use the engine, which a running search holds.

@@ -84,6 +84,16 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        // A program that does not quit (a failed test may leave it hung) is
+        // killed, so that the failure is reported instead of a hang.
+        for _ in 0..200 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }

@@ -1,5 +1,6 @@
 //! XBoard (CECP v2) front end. Searches run on their own thread; this thread
-//! keeps answering `ping`, `?`, `.` and `quit` meanwhile. Moves are translated
+//! keeps reading input meanwhile: `ping`, `?`, `.` and `quit` are answered,
+//! and a command that must wait for our move never blocks the ones after it. Moves are translated
 //! to and from the GUI's forms in [`moves`]; variant set-up and result claims
 //! are in [`setup`]. Bad input gets `Illegal move: ...` or `Error (...): ...`
 //! and changes nothing.
@@ -9,12 +10,14 @@ pub mod moves;
 mod search;
 mod setup;
 
+use super::first_word;
 use crate::board::Position;
 use crate::engine::Engine;
 use crate::types::Color;
 use crate::variant::{Variant, VariantSet};
 use clock::{Clock, centiseconds};
 use search::{Job, JobKind, Shared};
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
@@ -55,12 +58,52 @@ pub fn run(engine: Engine, rx: Receiver<String>) {
         variants,
         variant,
     };
-    while let Ok(line) = rx.recv() {
-        if !xb.command(line.trim()) {
-            break;
+    // Lines wait in `queue` behind a command that waits for our move (see
+    // [`waits_for_move`]), so that they take effect in the order they came,
+    // while input is still read: `quit`, `?` and `.` act at once, and a
+    // command that would end the search anyway ends it now.
+    let mut queue: VecDeque<String> = VecDeque::new();
+    'session: loop {
+        while let Some(line) = queue.pop_front() {
+            if xb.thinking() && waits_for_move(&line) {
+                queue.push_front(line);
+                break;
+            }
+            if !xb.command(line.trim()) {
+                break 'session;
+            }
         }
+        let line = match super::next_line(&rx, !queue.is_empty()) {
+            Some(Some(line)) => line,
+            Some(None) => continue,
+            None => break,
+        };
+        match first_word(&line) {
+            Some("quit") => break,
+            Some("?" | ".") if !queue.is_empty() => {
+                xb.command(line.trim());
+                continue;
+            }
+            Some(cmd) if !queue.is_empty() && ends_search(cmd) => xb.abort(),
+            _ => {}
+        }
+        queue.push_back(line);
     }
     xb.abort();
+}
+
+/// Commands that change what a search uses: they wait until the search for
+/// our move has played it.
+fn waits_for_move(line: &str) -> bool {
+    matches!(first_word(line), Some("option" | "memory" | "cores"))
+}
+
+/// Commands that end a running search without its move.
+fn ends_search(cmd: &str) -> bool {
+    matches!(
+        cmd,
+        "new" | "force" | "result" | "go" | "playother" | "undo" | "remove" | "analyze" | "exit"
+    )
 }
 
 impl Xboard {
@@ -77,6 +120,11 @@ impl Xboard {
         };
         self.variants = variants;
         self.variant = variant;
+    }
+
+    /// Whether a search for our move runs (pondering and analysis do not count).
+    fn thinking(&self) -> bool {
+        self.job.as_ref().is_some_and(|j| j.is_thinking())
     }
 
     /// End the running search without its move.

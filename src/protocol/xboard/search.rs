@@ -183,6 +183,13 @@ impl Job {
         self.kind == JobKind::Think && self.endless.load(Ordering::Relaxed)
     }
 
+    /// The search for our move is still running.
+    pub fn is_thinking(&self) -> bool {
+        self.kind == JobKind::Think
+            && !self.endless.load(Ordering::Relaxed)
+            && !self.handle.is_finished()
+    }
+
     /// Stop thinking and play the best move found so far.
     pub fn move_now(&self, shared: &Shared) {
         if self.kind == JobKind::Think && !self.endless.load(Ordering::Relaxed) {
