@@ -103,6 +103,31 @@ fn node_and_depth_limits_hold() {
 }
 
 #[test]
+fn a_stop_before_the_first_iteration_still_plays_a_searched_move() {
+    // White wins the queen with Rxd5; the stop is already set when the
+    // search starts, yet depth 1 is completed and its best move played.
+    let mut engine = Engine::new();
+    engine
+        .set_position(Some("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1"), &[])
+        .expect("fen");
+    let first = engine.position_mut().legal_moves()[0];
+    assert_ne!(engine.position().move_text(first), "d1d5");
+    engine
+        .stop_handle()
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let r = quiet_go(
+        &mut engine,
+        Limits {
+            depth: Some(20),
+            ..Default::default()
+        },
+    );
+    let played = r.best.map(|m| engine.position().move_text(m));
+    assert_eq!(played.as_deref(), Some("d1d5"));
+    assert_eq!(r.depth, 1);
+}
+
+#[test]
 fn movetime_is_respected() {
     let mut engine = Engine::new();
     engine.set_variant("compound").expect("variant");

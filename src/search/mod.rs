@@ -175,6 +175,9 @@ struct Worker<'a> {
     pv: Vec<Vec<Move>>,
     values: Vec<i32>,
     aborted: bool,
+    /// Set while the main thread searches depth 1: a stop waits until that
+    /// iteration is complete, so the move played has always been searched.
+    finish_iteration: bool,
     /// Static evaluations by position hash (positions recur often in the
     /// quiescence search).
     eval_cache: Vec<(u64, i32)>,
@@ -200,6 +203,7 @@ impl<'a> Worker<'a> {
             pv: vec![Vec::new(); MAX_PLY + 2],
             values,
             aborted: false,
+            finish_iteration: false,
             eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
             pawns: PawnCache::new(),
             check_hint: (0, false),
@@ -211,7 +215,7 @@ impl<'a> Worker<'a> {
     fn enter_node(&mut self, ply: usize) -> Option<i32> {
         self.tick();
         self.seldepth = self.seldepth.max(ply);
-        if self.shared.stopped() {
+        if !self.finish_iteration && self.shared.stopped() {
             self.aborted = true;
             return Some(0);
         }
@@ -818,6 +822,7 @@ pub fn search(
         let mut prev = 0;
         for depth in 1..=max_depth {
             w.seldepth = 0;
+            w.finish_iteration = depth == 1;
             for pv_idx in 0..multipv {
                 // Aspiration window around the previous score.
                 let mut delta = 25;
@@ -852,7 +857,7 @@ pub fn search(
                 }
             }
             let completed = !w.aborted;
-            if completed || depth == 1 {
+            if completed {
                 w.flush();
                 let nodes = shared.nodes.load(Ordering::Relaxed);
                 let elapsed = shared.start.elapsed();
