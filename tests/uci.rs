@@ -124,6 +124,66 @@ fn limits_stop_and_isready_while_thinking() {
 }
 
 #[test]
+fn a_variant_file_with_any_error_is_refused_whole() {
+    let dir = std::env::temp_dir().join(format!("amalgam-uci-ini-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // A good new variant beside a chess whose queen does not parse: loading
+    // half of it would leave chess unplayable.
+    let bad = dir.join("bad.ini");
+    std::fs::write(
+        &bad,
+        "[mine:chess]\nknight = n:NW\n\n[chess]\nqueen = q:QQQ(\n",
+    )
+    .expect("write");
+    // Redefining chess breaks the variants that inherit from it.
+    let bad_parent = dir.join("bad_parent.ini");
+    std::fs::write(&bad_parent, "[chess]\nmaxFile = z\n").expect("write");
+    let good = dir.join("good.ini");
+    std::fs::write(&good, "[mine:chess]\nknight = n:NW\n").expect("write");
+
+    let mut s = Session::start();
+    s.send("uci");
+    s.until("uciok");
+    for file in [&bad, &bad_parent] {
+        s.send(&format!(
+            "setoption name VariantPath value {}",
+            file.display()
+        ));
+        s.send("isready");
+        let lines = s.until("readyok");
+        assert!(
+            lines.len() == 2
+                && lines[0].starts_with("info string error: ")
+                && lines[0].ends_with("file not loaded)"),
+            "{lines:?}"
+        );
+        s.send("setoption name UCI_Variant value mine");
+        s.send("isready");
+        let lines = s.until("readyok");
+        assert_eq!(lines[0], "info string error: unknown variant 'mine'");
+    }
+    // Chess and its children are as they were: the queen still moves.
+    s.send("setoption name UCI_Variant value team-mate");
+    s.send("setoption name UCI_Variant value chess");
+    s.send("position startpos moves e2e4 e7e5");
+    s.send("go depth 1 searchmoves d1h5");
+    assert_eq!(s.until("bestmove").pop().as_deref(), Some("bestmove d1h5"));
+
+    s.send(&format!(
+        "setoption name VariantPath value {}",
+        good.display()
+    ));
+    s.send("setoption name UCI_Variant value mine");
+    s.send("position startpos moves g1f3 b8c6");
+    // The new knight also steps like a wazir.
+    s.send("go depth 1 searchmoves f3f4");
+    let lines = s.until("bestmove");
+    assert_eq!(lines[0], "info string loaded mine");
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove f3f4"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn malformed_lines_get_info_strings_and_change_nothing() {
     let mut s = Session::start();
     s.send("uci");

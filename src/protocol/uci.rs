@@ -227,13 +227,10 @@ impl Uci {
             },
             "variantpath" => {
                 let path = value.trim();
-                let (names, errors) = e
+                let names = e
                     .variants_mut()
-                    .load_file(path)
-                    .map_err(|x| x.to_string())?;
-                if let Some(err) = errors.first() {
-                    return Err(err.to_string());
-                }
+                    .load_file_checked(path)
+                    .map_err(|errors| super::ini_errors(&errors))?;
                 say(&format!("info string loaded {}", names.join(", ")));
             }
             other => return Err(format!("unknown option '{other}'")),

@@ -529,6 +529,28 @@ impl VariantSet {
         Ok(self.load_str(&text, path))
     }
 
+    /// Load an ini file only when all of it is good: no syntax error, and
+    /// every variant of the resulting set compiles (a redefined section also
+    /// changes the variants that inherit from it). Otherwise the set stays as
+    /// it was and every error is returned. Gives the names of the sections
+    /// read.
+    pub fn load_file_checked(&mut self, path: &str) -> Result<Vec<String>, Vec<IniError>> {
+        let mut next = self.clone();
+        let (names, mut errors) = next.load_file(path).map_err(|e| vec![e])?;
+        if errors.is_empty() {
+            for name in next.names() {
+                if let Err(e) = next.compile(name) {
+                    errors.extend(e);
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        *self = next;
+        Ok(names)
+    }
+
     /// Names of all defined variants.
     pub fn names(&self) -> &[String] {
         self.ini.names()

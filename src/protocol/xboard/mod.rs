@@ -346,16 +346,11 @@ impl Xboard {
                 Ok(())
             }
             "VariantPath" if value.is_empty() => Ok(()),
-            "VariantPath" => {
-                let (_, errors) = e
-                    .variants_mut()
-                    .load_file(value)
-                    .map_err(|x| x.to_string())?;
-                match errors.first() {
-                    Some(err) => Err(err.to_string()),
-                    None => Ok(()),
-                }
-            }
+            "VariantPath" => e
+                .variants_mut()
+                .load_file_checked(value)
+                .map(|_| ())
+                .map_err(|errors| super::ini_errors(&errors)),
             _ => Err("unknown option".into()),
         }
     }
