@@ -103,6 +103,8 @@ pub fn run(
         let v = set.compile(name).map_err(|e| format!("{e:?}"))?;
         let pos = Position::from_fen(v, fen).map_err(|e| e.to_string())?;
         let tt = Arc::new(TranspositionTable::new(16));
+        // Bring the table's pages into memory before the clock starts.
+        tt.clear();
         let stop = Arc::new(AtomicBool::new(false));
         let limits = Limits {
             depth: Some(depth),

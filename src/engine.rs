@@ -156,7 +156,11 @@ impl Engine {
 
     /// Forget what earlier searches learnt (a new game).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        // No search holds the table between searches.
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.reset(),
+            None => self.tt.clear(),
+        }
     }
 
     /// A handle that stops the running search when set.

@@ -3,7 +3,8 @@
 //! detected as a miss.
 
 use crate::types::Move;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::alloc::{Layout, alloc_zeroed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Kind of bound a stored score is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +28,10 @@ struct Slot {
     data: AtomicU64,
 }
 
+/// Tables up to this size are emptied for a new game by writing them (see
+/// [`TranspositionTable::reset`]).
+const RESET_BY_CLEARING_MB: usize = 256;
+
 /// Entries are grouped in buckets of this many slots.
 const BUCKET: usize = 4;
 
@@ -34,6 +39,30 @@ pub struct TranspositionTable {
     slots: Vec<Slot>,
     buckets: usize,
     generation: AtomicU64,
+    /// Whether a search has run since the table was last empty.
+    used: AtomicBool,
+}
+
+/// `n` empty slots straight from the allocator, or None when the memory is
+/// refused. The system hands out zeroed pages only as they are first
+/// touched, so a table of gigabytes is ready at once; writing every slot
+/// here took about a second per gigabyte, during which the engine could
+/// not answer its GUI.
+fn zeroed_slots(n: usize) -> Option<Vec<Slot>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = Layout::array::<Slot>(n).ok()?;
+    // SAFETY: the layout's size is not zero (n > 0 and a slot has 16 bytes).
+    let ptr = unsafe { alloc_zeroed(layout) }.cast::<Slot>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `n`
+    // slots, which is the layout a Vec<Slot> of capacity `n` frees it with;
+    // all `n` slots are initialised, since all-zero bytes are a valid Slot
+    // (two AtomicU64 holding 0, the empty slot).
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 // Data layout: move (32 bits) | score (16) | depth + 1 (8) | bound (2) |
@@ -79,18 +108,13 @@ impl TranspositionTable {
     pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = mb.max(1).saturating_mul(1024 * 1024);
         let buckets = (bytes / (16 * BUCKET)).max(1);
-        let mut slots = Vec::new();
-        slots
-            .try_reserve_exact(buckets * BUCKET)
-            .map_err(|_| format!("cannot allocate a hash table of {mb} MB"))?;
-        slots.extend((0..buckets * BUCKET).map(|_| Slot {
-            key: AtomicU64::new(0),
-            data: AtomicU64::new(0),
-        }));
+        let slots = zeroed_slots(buckets * BUCKET)
+            .ok_or_else(|| format!("cannot allocate a hash table of {mb} MB"))?;
         Ok(TranspositionTable {
             slots,
             buckets,
             generation: AtomicU64::new(0),
+            used: AtomicBool::new(false),
         })
     }
 
@@ -99,6 +123,8 @@ impl TranspositionTable {
         self.slots.len() * 16 / (1024 * 1024)
     }
 
+    /// Empty every slot by writing it (which also brings every page of the
+    /// table into memory).
     pub fn clear(&self) {
         for s in &self.slots {
             s.key.store(0, Ordering::Relaxed);
@@ -107,8 +133,30 @@ impl TranspositionTable {
         self.generation.store(0, Ordering::Relaxed);
     }
 
+    /// Empty the table for a new game. Nothing to do when no search has used
+    /// it. A small table is cleared: its pages stay in memory and are
+    /// written faster than fresh ones would be brought in. A large one is
+    /// replaced by fresh zeroed memory, which costs no time now; clearing it
+    /// would also bring in every page that a short search never touched
+    /// (about a second per gigabyte). When that memory is refused, it is
+    /// cleared.
+    pub fn reset(&mut self) {
+        if !self.used.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        if self.size_mb() > RESET_BY_CLEARING_MB
+            && let Some(slots) = zeroed_slots(self.slots.len())
+        {
+            self.slots = slots;
+            self.generation.store(0, Ordering::Relaxed);
+            return;
+        }
+        self.clear();
+    }
+
     /// Start a new search (older entries become preferred victims).
     pub fn new_search(&self) {
+        self.used.store(true, Ordering::Relaxed);
         self.generation.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -207,6 +255,24 @@ mod tests {
         assert!(tt.probe(43).is_none());
         tt.clear();
         assert!(tt.probe(42).is_none());
+    }
+
+    #[test]
+    fn reset_empties_a_used_table() {
+        // Both ways: clearing a small table, fresh memory for a large one.
+        for mb in [1, RESET_BY_CLEARING_MB + 1] {
+            let mut tt = TranspositionTable::new(mb);
+            tt.new_search();
+            tt.store(42, Move(0x1234), 10, 3, Bound::Exact);
+            assert!(tt.probe(42).is_some());
+            tt.reset();
+            assert!(tt.probe(42).is_none());
+            assert_eq!(tt.size_mb(), mb);
+            // The emptied table works as before.
+            tt.new_search();
+            tt.store(43, Move(0x1234), 10, 3, Bound::Exact);
+            assert!(tt.probe(43).is_some_and(|e| e.depth == 3));
+        }
     }
 
     #[test]
