@@ -455,6 +455,24 @@ fn commands_that_wait_for_our_move_never_block_the_input() {
 }
 
 #[test]
+fn protover_during_analysis_is_answered() {
+    // The feature list comes from the front end's own copies of the
+    // settings, not from the engine that the analysis holds.
+    let mut s = xboard();
+    s.send("analyze");
+    // The first thinking line: the analysis holds the engine now.
+    s.until("1 ");
+    s.send("protover 2");
+    let lines = s.until("feature done=1");
+    assert!(
+        lines.iter().any(|l| l.contains("variants=\"normal,")),
+        "{lines:?}"
+    );
+    s.send("exit");
+    assert!(complaints(&s.sync()).is_empty());
+}
+
+#[test]
 fn bad_variant_or_position_during_a_search_leaves_it_running() {
     let mut s = xboard();
     s.send("new");

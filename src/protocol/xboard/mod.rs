@@ -33,11 +33,13 @@ struct Xboard {
     /// The side the engine plays; None in force mode.
     side: Option<Color>,
     analyzing: bool,
-    /// Copies of the engine's variant set and current variant, so that
-    /// `variant` and `setboard` are checked without waiting for a search
-    /// that holds the engine (see [`Xboard::mirror`]).
+    /// Copies of the engine's variant set, current variant and pair
+    /// promotion setting, so that `variant`, `setboard` and `protover` are
+    /// answered without waiting for a search that holds the engine (see
+    /// [`Xboard::mirror`]).
     variants: VariantSet,
     variant: Arc<Variant>,
+    pair_promotion: bool,
 }
 
 fn say(s: &str) {
@@ -47,7 +49,11 @@ fn say(s: &str) {
 /// Run XBoard until `quit` or the end of input.
 pub fn run(engine: Engine, rx: Receiver<String>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
-    let (variants, variant) = (engine.variants().clone(), engine.variant().clone());
+    let (variants, variant, pair_promotion) = (
+        engine.variants().clone(),
+        engine.variant().clone(),
+        engine.pair_promotion(),
+    );
     let mut xb = Xboard {
         engine: Arc::new(Mutex::new(engine)),
         shared,
@@ -57,6 +63,7 @@ pub fn run(engine: Engine, rx: Receiver<String>) {
         analyzing: false,
         variants,
         variant,
+        pair_promotion,
     };
     // Lines wait in `queue` behind a command that waits for our move (see
     // [`waits_for_move`]), so that they take effect in the order they came,
@@ -114,12 +121,17 @@ impl Xboard {
     /// Copy the engine's variant set and variant after they changed (no
     /// search runs then).
     fn mirror(&mut self) {
-        let (variants, variant) = {
+        let (variants, variant, pair_promotion) = {
             let e = self.engine();
-            (e.variants().clone(), e.variant().clone())
+            (
+                e.variants().clone(),
+                e.variant().clone(),
+                e.pair_promotion(),
+            )
         };
         self.variants = variants;
         self.variant = variant;
+        self.pair_promotion = pair_promotion;
     }
 
     /// Whether a search for our move runs (pondering and analysis do not count).
@@ -297,12 +309,13 @@ impl Xboard {
         true
     }
 
+    /// The feature list, from the mirrored settings: `protover` may come
+    /// while a search holds the engine.
     fn features(&self) {
-        let e = self.engine();
         let mut names: Vec<String> = Vec::new();
         let mut pair = false;
-        for n in e.variants().names() {
-            if let Ok(v) = e.variants().compile(n) {
+        for n in self.variants.names() {
+            if let Ok(v) = self.variants.compile(n) {
                 pair |= v.has_pair_promotion();
                 if !names.contains(&v.xboard.name) {
                     names.push(v.xboard.name.clone());
@@ -320,7 +333,7 @@ impl Xboard {
         if pair {
             say(&format!(
                 "feature option=\"PairPromotion -check {}\"",
-                u8::from(e.pair_promotion())
+                u8::from(self.pair_promotion)
             ));
         }
         say("feature option=\"VariantPath -file \"");
