@@ -1,9 +1,9 @@
 //! XBoard (CECP v2) front end. Searches run on their own thread; this thread
 //! keeps reading input meanwhile: `ping`, `?`, `.` and `quit` are answered,
-//! and a command that must wait for our move never blocks the ones after it. Moves are translated
-//! to and from the GUI's forms in [`moves`]; variant set-up and result claims
-//! are in [`setup`]. Bad input gets `Illegal move: ...` or `Error (...): ...`
-//! and changes nothing.
+//! and a command that must wait for our move never blocks the ones after
+//! it. Moves are translated to and from the GUI's forms in [`moves`];
+//! variant set-up and result claims are in [`setup`]. Bad input gets
+//! `Illegal move: ...` or `Error (...): ...` and changes nothing.
 
 mod clock;
 pub mod moves;
@@ -118,8 +118,8 @@ impl Xboard {
         search::lock(&self.engine)
     }
 
-    /// Copy the engine's variant set and variant after they changed (no
-    /// search runs then).
+    /// Copy the engine's variant set, variant and pair promotion setting
+    /// after they changed (no search runs then).
     fn mirror(&mut self) {
         let (variants, variant, pair_promotion) = {
             let e = self.engine();
