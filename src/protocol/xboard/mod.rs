@@ -49,11 +49,7 @@ fn say(s: &str) {
 /// Run XBoard until `quit` or the end of input.
 pub fn run(engine: Engine, rx: Receiver<String>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
-    let (variants, variant, pair_promotion) = (
-        engine.variants().clone(),
-        engine.variant().clone(),
-        engine.pair_promotion(),
-    );
+    let (variants, variant, pair_promotion) = copies(&engine);
     let mut xb = Xboard {
         engine: Arc::new(Mutex::new(engine)),
         shared,
@@ -99,6 +95,16 @@ pub fn run(engine: Engine, rx: Receiver<String>) {
     xb.abort();
 }
 
+/// The engine's settings that the front end keeps copies of (see
+/// [`Xboard::mirror`]).
+fn copies(e: &Engine) -> (VariantSet, Arc<Variant>, bool) {
+    (
+        e.variants().clone(),
+        e.variant().clone(),
+        e.pair_promotion(),
+    )
+}
+
 /// Commands that change what a search uses: they wait until the search for
 /// our move has played it.
 fn waits_for_move(line: &str) -> bool {
@@ -121,14 +127,7 @@ impl Xboard {
     /// Copy the engine's variant set, variant and pair promotion setting
     /// after they changed (no search runs then).
     fn mirror(&mut self) {
-        let (variants, variant, pair_promotion) = {
-            let e = self.engine();
-            (
-                e.variants().clone(),
-                e.variant().clone(),
-                e.pair_promotion(),
-            )
-        };
+        let (variants, variant, pair_promotion) = copies(&self.engine());
         self.variants = variants;
         self.variant = variant;
         self.pair_promotion = pair_promotion;
