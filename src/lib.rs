@@ -9,10 +9,12 @@ pub mod eval;
 pub mod game;
 pub mod matchplay;
 pub mod movegen;
+pub mod output;
 pub mod perft;
 pub mod protocol;
 pub mod search;
 pub mod selfplay;
+pub mod textfile;
 pub mod types;
 pub mod variant;
 

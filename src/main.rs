@@ -38,9 +38,13 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
     while let Some(a) = it.next() {
         if a == "--variants" {
             let file = it.next().ok_or("--variants needs a file")?;
-            let (_, errors) = set.load_file(&file).map_err(|e| e.to_string())?;
-            if let Some(e) = errors.first() {
-                return Err(format!("{e} (run `amalgam check {file}` for every error)"));
+            // Whole or not at all, as over the protocols: a file that
+            // `check` refuses is refused here too.
+            if let Err(errors) = set.load_file_checked(&file) {
+                let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+                return Err(format!(
+                    "{first} (run `amalgam check {file}` for every error)"
+                ));
             }
         } else {
             rest.push(a);
@@ -70,12 +74,12 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
         "pgn" => pgn_command(&set, args),
         "variants" => {
             for name in set.names() {
-                println!("{name}");
+                amalgam::outln!("{name}");
             }
             Ok(ExitCode::SUCCESS)
         }
         "help" | "--help" | "-h" => {
-            println!("{USAGE}");
+            amalgam::outln!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
         other => Err(format!("unknown command '{other}'\n{USAGE}")),
@@ -128,13 +132,13 @@ fn perft_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
     };
     if show_divide {
         for (m, n) in &counts {
-            println!("{m}: {n}");
+            amalgam::outln!("{m}: {n}");
         }
     }
     let secs = elapsed.as_secs_f64();
     let nps = if secs > 0.0 { nodes as f64 / secs } else { 0.0 };
-    println!("Nodes: {nodes}");
-    println!("Time: {:.3} s, {:.1} M nodes/s", secs, nps / 1e6);
+    amalgam::outln!("Nodes: {nodes}");
+    amalgam::outln!("Time: {:.3} s, {:.1} M nodes/s", secs, nps / 1e6);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -168,13 +172,13 @@ fn check_command(files: &[String]) -> ExitCode {
         }
     }
     for e in &errors {
-        println!("{e}");
+        amalgam::outln!("{e}");
     }
     if errors.is_empty() {
-        println!("ok: {} variant(s): {}", names.len(), names.join(", "));
+        amalgam::outln!("ok: {} variant(s): {}", names.len(), names.join(", "));
         ExitCode::SUCCESS
     } else {
-        println!("{} error(s)", errors.len());
+        amalgam::outln!("{} error(s)", errors.len());
         ExitCode::FAILURE
     }
 }
@@ -230,7 +234,7 @@ fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
     let mut nodes = 0;
     let mut time = 0.0;
     for (i, l) in lines.iter().enumerate() {
-        println!(
+        amalgam::outln!(
             "Position {:2} {:12} {:>10} nodes {:>8.0} ms  {}",
             i + 1,
             l.variant,
@@ -241,10 +245,10 @@ fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
         nodes += l.nodes;
         time += l.time.as_secs_f64();
     }
-    println!("===========================");
-    println!("Total time (ms) : {:.0}", time * 1000.0);
-    println!("Nodes searched  : {nodes}");
-    println!("Nodes/second    : {:.0}", nodes as f64 / time.max(1e-9));
+    amalgam::outln!("===========================");
+    amalgam::outln!("Total time (ms) : {:.0}", time * 1000.0);
+    amalgam::outln!("Nodes searched  : {nodes}");
+    amalgam::outln!("Nodes/second    : {:.0}", nodes as f64 / time.max(1e-9));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -286,19 +290,19 @@ fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     }
     let pos = engine.position().clone();
     let r = engine.go(&limits, &[], &mut |info| {
-        println!("{}", amalgam::engine::info_line(&pos, info))
+        amalgam::outln!("{}", amalgam::engine::info_line(&pos, info))
     });
     let text = |m: Option<amalgam::Move>, p: &Position| m.map(|m| p.move_text(m));
     match text(r.best, &pos) {
-        None => println!("bestmove (none)"),
+        None => amalgam::outln!("bestmove (none)"),
         Some(b) => {
             let mut after = pos.clone();
             if let Some(m) = r.best {
                 after.make(m);
             }
             match text(r.ponder, &after) {
-                Some(p) => println!("bestmove {b} ponder {p}"),
-                None => println!("bestmove {b}"),
+                Some(p) => amalgam::outln!("bestmove {b} ponder {p}"),
+                None => amalgam::outln!("bestmove {b}"),
             }
         }
     }
@@ -312,7 +316,8 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     };
     let variant: String = a.get("--variant")?.unwrap_or_else(|| "chess".to_string());
     let movetime: u64 = a.get("--movetime")?.unwrap_or(1000);
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let text = amalgam::textfile::read(file, amalgam::textfile::MAX_DATA_BYTES)
+        .map_err(|e| format!("{file}: {e}"))?;
     let mut engine = amalgam::engine::Engine::with_variants(set);
     engine.set_variant(&variant)?;
     engine.set_threads(a.get("--threads")?.unwrap_or(1));
@@ -329,7 +334,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         let entry = match amalgam::epd::parse_line(&v, line) {
             Ok(e) => e,
             Err(e) => {
-                println!("line {}: skipped: {e}", n + 1);
+                amalgam::outln!("line {}: skipped: {e}", n + 1);
                 continue;
             }
         };
@@ -358,7 +363,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
                 want.join(" ")
             ));
         }
-        println!(
+        amalgam::outln!(
             "{} {} {got} ({}/{})",
             entry.id,
             if ok { "ok  " } else { "FAIL" },
@@ -366,11 +371,11 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
             total
         );
     }
-    println!("Failures:");
+    amalgam::outln!("Failures:");
     for f in &failures {
-        println!("  {f}");
+        amalgam::outln!("  {f}");
     }
-    println!("Solved {solved} of {total}");
+    amalgam::outln!("Solved {solved} of {total}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -410,7 +415,7 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
         }
         std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?;
     }
-    println!(
+    amalgam::outln!(
         "{} games in {:.1} s: +{} ={} -{} (White wins, draws, Black wins), {} unterminated",
         records.len(),
         start.elapsed().as_secs_f64(),
@@ -420,10 +425,10 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
         summary.unterminated
     );
     for (t, n) in &summary.by_termination {
-        println!("  {}: {n}", t.describe());
+        amalgam::outln!("  {}: {n}", t.describe());
     }
     for e in &summary.errors {
-        println!("error: {e}");
+        amalgam::outln!("error: {e}");
     }
     Ok(if summary.errors.is_empty() && summary.unterminated == 0 {
         ExitCode::SUCCESS
@@ -435,13 +440,13 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
 fn match_command(mut set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     use amalgam::matchplay::config::{MatchConfig, USAGE as MATCH_USAGE};
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{MATCH_USAGE}");
+        amalgam::outln!("{MATCH_USAGE}");
         return Ok(ExitCode::SUCCESS);
     }
     let (cfg, variant) = MatchConfig::parse(args, &mut set)?;
     let start = Instant::now();
     let result = amalgam::matchplay::run(&cfg, variant);
-    println!(
+    amalgam::outln!(
         "{} games in {:.1} s",
         result.games,
         start.elapsed().as_secs_f64()
@@ -459,7 +464,8 @@ fn pgn_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     if sub != "check" {
         return Err(format!("unknown pgn command '{sub}'\n{USAGE}"));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let text = amalgam::textfile::read(file, amalgam::textfile::MAX_DATA_BYTES)
+        .map_err(|e| format!("{file}: {e}"))?;
     let games = amalgam::matchplay::pgn::read_games(&text);
     let mut bad = 0;
     let mut plies = 0;
@@ -468,7 +474,7 @@ fn pgn_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
             Ok(n) => plies += n,
             Err(e) => {
                 bad += 1;
-                println!(
+                amalgam::outln!(
                     "game {} ({} - {}): {e}",
                     i + 1,
                     g.tag("White").unwrap_or("?"),
@@ -477,7 +483,7 @@ fn pgn_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
             }
         }
     }
-    println!(
+    amalgam::outln!(
         "{} game(s), {plies} move(s) checked, {bad} with errors",
         games.len()
     );

@@ -18,14 +18,95 @@ pub enum Protocol {
     Xboard,
 }
 
+/// The longest input line taken, in bytes. The longest real command, a UCI
+/// `position ... moves` of a very long game, is a few tens of kilobytes; a
+/// longer line is refused whole (and read no further than needed to skip it),
+/// so that input without line breaks cannot exhaust memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One line of standard input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Line(String),
+    /// A line that cannot be a command: why, and its text as far as it can
+    /// be shown (invalid bytes replaced, cut at [`SHOWN_BYTES`]).
+    Bad {
+        reason: &'static str,
+        text: String,
+    },
+}
+
+/// How much of a refused line its error message repeats.
+const SHOWN_BYTES: usize = 80;
+
+/// Read one line of at most [`MAX_LINE_BYTES`] (without its line break).
+/// None at the end of input (or on a read error).
+pub fn read_line(input: &mut impl BufRead) -> Option<Input> {
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if buf.is_empty() {
+            if !any {
+                return None;
+            }
+            break;
+        }
+        any = true;
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE_BYTES {
+                too_long = true;
+                let room = MAX_LINE_BYTES.saturating_sub(line.len()).min(chunk.len());
+                line.extend_from_slice(&chunk[..room]);
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = found.unwrap_or(buf.len());
+        input.consume(used);
+        if found.is_some() {
+            break;
+        }
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    let shown = |bytes: &[u8]| {
+        let cut = &bytes[..bytes.len().min(SHOWN_BYTES)];
+        String::from_utf8_lossy(cut).into_owned()
+    };
+    if too_long {
+        return Some(Input::Bad {
+            reason: "line too long",
+            text: shown(&line),
+        });
+    }
+    match String::from_utf8(line) {
+        Ok(s) => Some(Input::Line(s)),
+        Err(e) => Some(Input::Bad {
+            reason: "not valid UTF-8",
+            text: shown(e.as_bytes()),
+        }),
+    }
+}
+
 /// Lines of standard input, read on their own thread. The channel closes at
 /// end of input.
-pub fn stdin_lines() -> Receiver<String> {
+pub fn stdin_lines() -> Receiver<Input> {
     let (tx, rx) = channel();
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
+        let mut input = stdin.lock();
+        while let Some(line) = read_line(&mut input) {
             if tx.send(line).is_err() {
                 break;
             }
@@ -37,17 +118,35 @@ pub fn stdin_lines() -> Receiver<String> {
 /// How often queued commands look whether the search they wait for has ended.
 const QUEUE_POLL: Duration = Duration::from_millis(5);
 
+/// What the protocol loop gets next.
+enum Next {
+    Line(String),
+    /// A line refused by the reader, to be answered with the protocol's error.
+    Bad(&'static str, String),
+    /// Nothing within [`QUEUE_POLL`]: look at the queue again.
+    Idle,
+    End,
+}
+
 /// The next line of input: waited for while nothing is queued; with queued
-/// commands, `Some(None)` after [`QUEUE_POLL`] so that the caller looks at its
-/// queue again. None at the end of input.
-fn next_line(rx: &Receiver<String>, queued: bool) -> Option<Option<String>> {
-    if !queued {
-        return rx.recv().ok().map(Some);
-    }
-    match rx.recv_timeout(QUEUE_POLL) {
-        Ok(line) => Some(Some(line)),
-        Err(RecvTimeoutError::Timeout) => Some(None),
-        Err(RecvTimeoutError::Disconnected) => None,
+/// commands, [`Next::Idle`] after [`QUEUE_POLL`] so that the caller looks at
+/// its queue again.
+fn next_line(rx: &Receiver<Input>, queued: bool) -> Next {
+    let got = if queued {
+        match rx.recv_timeout(QUEUE_POLL) {
+            Ok(input) => input,
+            Err(RecvTimeoutError::Timeout) => return Next::Idle,
+            Err(RecvTimeoutError::Disconnected) => return Next::End,
+        }
+    } else {
+        match rx.recv() {
+            Ok(input) => input,
+            Err(_) => return Next::End,
+        }
+    };
+    match got {
+        Input::Line(s) => Next::Line(s),
+        Input::Bad { reason, text } => Next::Bad(reason, text),
     }
 }
 
@@ -71,7 +170,14 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
     let protocol = match forced {
         Some(p) => p,
         None => loop {
-            let Ok(line) = rx.recv() else { return };
+            let line = match rx.recv() {
+                Ok(Input::Line(line)) => line,
+                Ok(Input::Bad { reason, .. }) => {
+                    crate::output::line(&format!("info string error: {reason}"));
+                    continue;
+                }
+                Err(_) => return,
+            };
             match line.split_whitespace().next() {
                 Some("uci") => {
                     first = Some(line);
@@ -81,7 +187,7 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
                 Some("--xboard") => break Protocol::Xboard,
                 Some("quit") => return,
                 None => continue,
-                Some(_) => println!("info string send 'uci' (or 'xboard') first"),
+                Some(_) => crate::output::line("info string send 'uci' (or 'xboard') first"),
             }
         },
     };

@@ -3,7 +3,7 @@
 //! past h, ranks past 8, stack and Brute letters) are beyond that grammar.
 //! Bad input gets an `info string` and changes nothing.
 
-use super::first_word;
+use super::{Input, Next, first_word};
 use crate::engine::{Engine, info_line};
 use crate::search::Limits;
 use crate::types::Move;
@@ -24,6 +24,8 @@ struct Uci {
     overhead: u64,
     /// Time limits of a `go ponder`, applied at `ponderhit`.
     ponder_limits: Option<Limits>,
+    /// Set while the running search ponders; cleared at `ponderhit`.
+    pondering: Option<Arc<AtomicBool>>,
     /// Counts searches, so that a `ponderhit` timer stops only its own search.
     search_id: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -37,7 +39,7 @@ struct Uci {
 /// meanwhile, so the engine never hangs on a GUI that sends `position` or
 /// `go` during `go infinite`: `quit` acts at once, and a waiting `stop` ends
 /// the running search and, in its turn, the one a queued `go` starts.
-pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
+pub fn run(engine: Engine, rx: Receiver<Input>, first: Option<String>) {
     let stop = engine.stop_handle();
     let mut uci = Uci {
         engine: Arc::new(Mutex::new(engine)),
@@ -45,6 +47,7 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
         search: None,
         overhead: DEFAULT_OVERHEAD_MS,
         ponder_limits: None,
+        pondering: None,
         search_id: Arc::new(std::sync::atomic::AtomicU64::new(0)),
     };
     let mut queue: VecDeque<String> = first.into_iter().collect();
@@ -65,9 +68,13 @@ pub fn run(engine: Engine, rx: Receiver<String>, first: Option<String>) {
             }
         }
         let line = match super::next_line(&rx, !queue.is_empty()) {
-            Some(Some(line)) => line,
-            Some(None) => continue,
-            None => break,
+            Next::Line(line) => line,
+            Next::Bad(reason, text) => {
+                say(&format!("info string error: {reason}: {text}"));
+                continue;
+            }
+            Next::Idle => continue,
+            Next::End => break,
         };
         if first_word(&line) == Some("quit") {
             break;
@@ -86,8 +93,13 @@ fn needs_engine(line: &str) -> bool {
     )
 }
 
+/// A count from outside as a u32: the largest one when it does not fit.
+fn saturate_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 fn say(s: &str) {
-    println!("{s}");
+    crate::output::line(s);
 }
 
 impl Uci {
@@ -274,11 +286,11 @@ impl Uci {
                 "btime" => btime = Some(num(i)?),
                 "winc" => winc = num(i)?,
                 "binc" => binc = num(i)?,
-                "movestogo" => limits.movestogo = Some(num(i)? as u32),
-                "depth" => limits.depth = Some(num(i)? as u32),
+                "movestogo" => limits.movestogo = Some(saturate_u32(num(i)?)),
+                "depth" => limits.depth = Some(saturate_u32(num(i)?)),
                 "nodes" => limits.nodes = Some(num(i)?),
                 "movetime" => limits.movetime = Some(num(i)?),
-                "mate" => limits.depth = Some(2 * num(i)? as u32),
+                "mate" => limits.depth = Some(saturate_u32(num(i)?.saturating_mul(2))),
                 "infinite" => {
                     limits.infinite = true;
                     i += 1;
@@ -315,13 +327,21 @@ impl Uci {
         limits.inc = inc;
         limits.opponent_inc = oinc;
         if ponder {
+            // The clock applies from `ponderhit` on; the depth, node and
+            // mate limits from now.
+            let flag = Arc::new(AtomicBool::new(true));
             self.ponder_limits = Some(limits.clone());
+            self.pondering = Some(flag.clone());
             limits = Limits {
-                infinite: true,
+                depth: limits.depth,
+                nodes: limits.nodes,
+                infinite: limits.infinite,
+                ponder: Some(flag),
                 ..Default::default()
             };
         } else {
             self.ponder_limits = None;
+            self.pondering = None;
         }
         let engine = self.engine.clone();
         self.search_id.fetch_add(1, Ordering::Relaxed);
@@ -366,6 +386,9 @@ impl Uci {
         let Some(limits) = self.ponder_limits.take() else {
             return;
         };
+        if let Some(flag) = self.pondering.take() {
+            flag.store(false, Ordering::Relaxed);
+        }
         let budget = limits.budget();
         let stop = self.stop.clone();
         let ids = self.search_id.clone();

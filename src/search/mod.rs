@@ -928,8 +928,9 @@ pub fn search(
             result.value = Value::from_score(score);
             result.depth = depth as u32;
         }
-        // An infinite search waits for `stop` before answering.
-        while limits.infinite && !shared.stop.load(Ordering::Relaxed) {
+        // An infinite or pondering search waits for `stop` (or the end of
+        // pondering) before answering.
+        while limits.waits_for_stop() && !shared.stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(2));
         }
         w.flush();

@@ -1,5 +1,7 @@
 //! Limits of a search and how much time to spend.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// What bounds a search. Times are in milliseconds.
@@ -15,6 +17,11 @@ pub struct Limits {
     pub opponent_inc: u64,
     pub movestogo: Option<u32>,
     pub infinite: bool,
+    /// Pondering: while this flag is set, the search does not answer by
+    /// itself (as when infinite); its depth, node and mate limits still
+    /// bound the work. Clearing it (`ponderhit`) lets the search answer once
+    /// those limits are reached, or at once when they already are.
+    pub ponder: Option<Arc<AtomicBool>>,
     /// Subtracted from every time budget (communication delays).
     pub overhead: u64,
 }
@@ -27,6 +34,16 @@ pub struct TimeBudget {
 }
 
 impl Limits {
+    /// Whether the search must wait for `stop` (or for the end of
+    /// pondering) before it answers.
+    pub fn waits_for_stop(&self) -> bool {
+        self.infinite
+            || self
+                .ponder
+                .as_ref()
+                .is_some_and(|p| p.load(Ordering::Relaxed))
+    }
+
     pub fn budget(&self) -> TimeBudget {
         if self.infinite {
             return TimeBudget {
@@ -49,10 +66,14 @@ impl Limits {
         };
         // Plan for the moves to go (or 30 more moves), spend most of the
         // increment, never more than a third of the clock at once.
+        // Saturating: the clocks come from outside and may be anything.
         let left = time.saturating_sub(self.overhead).max(1);
         let mtg = self.movestogo.unwrap_or(30).clamp(1, 60) as u64;
-        let soft = (left / mtg + self.inc * 3 / 4).min(left / 3).max(1);
-        let hard = (soft * 4).min(left / 2).max(soft);
+        let soft = (left / mtg)
+            .saturating_add(self.inc.saturating_mul(3) / 4)
+            .min(left / 3)
+            .max(1);
+        let hard = soft.saturating_mul(4).min(left / 2).max(soft);
         TimeBudget {
             soft: Some(Duration::from_millis(soft)),
             hard: Some(Duration::from_millis(hard)),

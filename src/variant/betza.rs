@@ -14,6 +14,16 @@
 
 use std::fmt;
 
+/// The most legs a multi-leg move may have (three `a`). The generator tests
+/// up to three intermediate squares of a move; more legs would go unchecked.
+pub const MAX_LEGS: usize = 4;
+
+/// How far (in files and in ranks) from its origin a multi-leg move may be
+/// before its last leg slides on: every turning point, and the first square
+/// of the last leg. The mailbox has this many sentinel files and ranks
+/// around the board, so such a square is always inside it.
+pub const MAX_BENT_REACH: i32 = 3;
+
 /// What a leg may do on the square it reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Modes {
@@ -295,6 +305,9 @@ fn expand_component(
             }
             _ => return err(m.pos, format!("unknown modifier '{}'", m.ch)),
         }
+        if legs.len() > MAX_LEGS {
+            return err(m.pos, format!("a move has at most {MAX_LEGS} legs"));
+        }
     }
     let n = legs.len();
     let shape = atom.shape();
@@ -422,6 +435,24 @@ fn expand_component(
             }
         }
         paths = next;
+    }
+    for p in &paths {
+        let (mut x, mut y) = (0i32, 0i32);
+        for (k, leg) in p.iter().enumerate() {
+            // Only the first step of the last leg: a slide goes on from a
+            // real square.
+            x += leg.dx as i32;
+            y += leg.dy as i32;
+            if n > 1 && (x.abs() > MAX_BENT_REACH || y.abs() > MAX_BENT_REACH) {
+                return err(
+                    atom_pos,
+                    format!(
+                        "leg {} of a multi-leg move ends more than {MAX_BENT_REACH} squares from its origin",
+                        k + 1
+                    ),
+                );
+            }
+        }
     }
     let lame = n == 1 && legs[0].lame;
     for legs in paths {

@@ -5,6 +5,11 @@
 use std::collections::HashMap;
 use std::fmt;
 
+/// The longest line of inheritance: a section, its parent, its parent's
+/// parent and so on. Real variants use two or three; the limit keeps
+/// resolving a section (and finding cycles) cheap.
+pub const MAX_INHERITANCE_DEPTH: usize = 32;
+
 /// An error in an ini file, with its location.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IniError {
@@ -166,6 +171,11 @@ impl IniSet {
         loop {
             if chain.iter().any(|s| s.name == current.name) {
                 return Err(current.error("inheritance cycle"));
+            }
+            if chain.len() == MAX_INHERITANCE_DEPTH {
+                return Err(chain[0].error(format!(
+                    "more than {MAX_INHERITANCE_DEPTH} sections in its line of parents"
+                )));
             }
             chain.push(current);
             match &current.parent {

@@ -521,11 +521,12 @@ impl VariantSet {
 
     /// Load an ini file from disk.
     pub fn load_file(&mut self, path: &str) -> Result<(Vec<String>, Vec<IniError>), IniError> {
-        let text = std::fs::read_to_string(path).map_err(|e| IniError {
-            file: path.to_string(),
-            line: 0,
-            message: format!("cannot read file: {e}"),
-        })?;
+        let text =
+            crate::textfile::read(path, crate::textfile::MAX_INI_BYTES).map_err(|e| IniError {
+                file: path.to_string(),
+                line: 0,
+                message: e.to_string(),
+            })?;
         Ok(self.load_str(&text, path))
     }
 

@@ -34,11 +34,18 @@ impl Session {
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+            // Lossy, so that a line that is not UTF-8 shows up as one.
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            while matches!(reader.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
+                let line = String::from_utf8_lossy(&buf);
+                if tx
+                    .send(line.trim_end_matches(['\r', '\n']).to_string())
+                    .is_err()
+                {
                     break;
                 }
+                buf.clear();
             }
         });
         Session {
@@ -47,6 +54,25 @@ impl Session {
             lines: rx,
             pings: 0,
         }
+    }
+
+    /// Write raw bytes (a line that is not valid UTF-8, for example).
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Every line that arrives within `d`.
+    pub fn lines_for(&mut self, d: Duration) -> Vec<String> {
+        let end = std::time::Instant::now() + d;
+        let mut seen = Vec::new();
+        while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => seen.push(line),
+                Err(_) => break,
+            }
+        }
+        seen
     }
 
     pub fn send(&mut self, line: &str) {

@@ -3,6 +3,10 @@
 
 use crate::search::Limits;
 
+/// Clock times from the GUI are clamped to this (about 31 years), so that
+/// sums and products of them can never overflow.
+pub const MAX_CLOCK_MS: u64 = 1_000_000_000_000;
+
 /// Default allowance for communication delays, in milliseconds.
 const OVERHEAD_MS: u64 = 30;
 
@@ -32,14 +36,18 @@ impl Clock {
             Some((m, s)) => {
                 let m: u64 = m.parse().map_err(|_| "bad base time")?;
                 let s: u64 = s.parse().map_err(|_| "bad base time")?;
-                (m * 60 + s) * 1000
+                m.saturating_mul(60)
+                    .saturating_add(s)
+                    .saturating_mul(1000)
+                    .min(MAX_CLOCK_MS)
             }
             None => {
                 let m: f64 = base.parse().map_err(|_| "bad base time")?;
                 if !(m >= 0.0 && m.is_finite()) {
                     return Err("bad base time".into());
                 }
-                (m * 60_000.0) as u64
+                // A float cast saturates; the clamp keeps sums far from overflow.
+                ((m * 60_000.0) as u64).min(MAX_CLOCK_MS)
             }
         };
         let inc: f64 = inc.parse().map_err(|_| "bad increment")?;
@@ -49,7 +57,7 @@ impl Clock {
         *self = Clock {
             mps,
             base_ms,
-            inc_ms: (inc * 1000.0) as u64,
+            inc_ms: ((inc * 1000.0) as u64).min(MAX_CLOCK_MS),
             per_move_ms: None,
             depth: self.depth,
             own_ms: None,
@@ -92,7 +100,7 @@ pub fn centiseconds(arg: Option<&&str>) -> Result<u64, String> {
     let n: i64 = arg
         .and_then(|s| s.parse().ok())
         .ok_or("needs centiseconds")?;
-    Ok(n.max(0) as u64 * 10)
+    Ok((n.max(0) as u64).saturating_mul(10).min(MAX_CLOCK_MS))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub mod moves;
 mod search;
 mod setup;
 
-use super::first_word;
+use super::{Input, Next, first_word};
 use crate::board::Position;
 use crate::engine::Engine;
 use crate::types::Color;
@@ -43,11 +43,11 @@ struct Xboard {
 }
 
 fn say(s: &str) {
-    println!("{s}");
+    crate::output::line(s);
 }
 
 /// Run XBoard until `quit` or the end of input.
-pub fn run(engine: Engine, rx: Receiver<String>) {
+pub fn run(engine: Engine, rx: Receiver<Input>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
     let (variants, variant, pair_promotion) = copies(&engine);
     let mut xb = Xboard {
@@ -77,9 +77,13 @@ pub fn run(engine: Engine, rx: Receiver<String>) {
             }
         }
         let line = match super::next_line(&rx, !queue.is_empty()) {
-            Some(Some(line)) => line,
-            Some(None) => continue,
-            None => break,
+            Next::Line(line) => line,
+            Next::Bad(reason, text) => {
+                say(&format!("Error ({reason}): {text}"));
+                continue;
+            }
+            Next::Idle => continue,
+            Next::End => break,
         };
         match first_word(&line) {
             Some("quit") => break,
@@ -216,7 +220,7 @@ impl Xboard {
             "level" => self.clock.set_level(args),
             "st" => match args.first().and_then(|s| s.parse::<f64>().ok()) {
                 Some(s) if s > 0.0 && s.is_finite() => {
-                    self.clock.per_move_ms = Some((s * 1000.0) as u64);
+                    self.clock.per_move_ms = Some(((s * 1000.0) as u64).min(clock::MAX_CLOCK_MS));
                     Ok(())
                 }
                 _ => Err("st needs seconds".into()),

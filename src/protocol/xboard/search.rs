@@ -64,6 +64,16 @@ impl Shared {
         )
     }
 
+    /// Progress starts again from nothing, for a search of a position with
+    /// `total_moves` legal moves.
+    fn begin_status(&self, total_moves: usize) {
+        *lock(&self.started) = Instant::now();
+        self.total_moves
+            .store(total_moves as u64, Ordering::Relaxed);
+        self.depth.store(0, Ordering::Relaxed);
+        self.nodes.store(0, Ordering::Relaxed);
+    }
+
     fn report(&self, root: &Position, info: &SearchInfo) {
         self.depth.store(info.depth as u64, Ordering::Relaxed);
         self.nodes.store(info.nodes, Ordering::Relaxed);
@@ -135,6 +145,12 @@ impl Job {
         // Cleared here, not in the thread, so that a stop sent while the
         // thread starts is kept.
         shared.stop.store(false, Ordering::Relaxed);
+        if kind == JobKind::Analyze {
+            // Here too, so that a `.` right after this reports the new
+            // search, not the one before. No search holds the engine now.
+            let total = lock(engine).position_mut().legal_moves().len();
+            shared.begin_status(total);
+        }
         let (engine, shared) = (engine.clone(), shared.clone());
         let (d, np, en, now) = (
             discard.clone(),
@@ -226,11 +242,6 @@ impl Job {
 
 fn analyze(e: &mut Engine, shared: &Shared) {
     let root = e.position().clone();
-    *lock(&shared.started) = Instant::now();
-    let total = e.position_mut().legal_moves().len();
-    shared.total_moves.store(total as u64, Ordering::Relaxed);
-    shared.depth.store(0, Ordering::Relaxed);
-    shared.nodes.store(0, Ordering::Relaxed);
     let limits = Limits {
         infinite: true,
         ..Default::default()

@@ -1,0 +1,69 @@
+//! Reading the text files a user names (variant files, PGN, EPD, openings)
+//! with a size limit, so that an endless or huge file (`/dev/zero`, a wrong
+//! path to a disk image) is refused after reading just past the limit
+//! instead of exhausting memory.
+
+use std::io::Read;
+
+/// The largest variant (ini) file read: the shipped `variants.ini` is about
+/// 10 KB.
+pub const MAX_INI_BYTES: u64 = 1 << 20;
+
+/// The largest data file read (PGN, EPD, openings): a PGN of 10,000 games
+/// is about 20 MB.
+pub const MAX_DATA_BYTES: u64 = 256 << 20;
+
+/// Why a file was not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    /// It cannot be opened or read (the system's message).
+    Io(String),
+    /// It is larger than the limit, in bytes.
+    TooLarge(u64),
+    /// It is not UTF-8 text.
+    NotText,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "cannot read file: {e}"),
+            ReadError::TooLarge(max) => write!(f, "file larger than {max} bytes"),
+            ReadError::NotText => write!(f, "file is not UTF-8 text"),
+        }
+    }
+}
+
+/// The whole text of `path`, if it has at most `max` bytes.
+pub fn read(path: &str, max: u64) -> Result<String, ReadError> {
+    let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge(max));
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endless_files_are_refused_at_the_limit() {
+        assert_eq!(read("/dev/zero", 1000), Err(ReadError::TooLarge(1000)));
+        assert!(matches!(read("/no/such/file", 1000), Err(ReadError::Io(_))));
+        let dir = std::env::temp_dir().join(format!("amalgam-textfile-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let f = dir.join("t.txt");
+        let _ = std::fs::write(&f, b"abc\xff");
+        let path = f.to_string_lossy().into_owned();
+        assert_eq!(read(&path, 3), Err(ReadError::TooLarge(3)));
+        assert_eq!(read(&path, 4), Err(ReadError::NotText));
+        let _ = std::fs::write(&f, b"abcd");
+        assert_eq!(read(&path, 4).as_deref(), Ok("abcd"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
