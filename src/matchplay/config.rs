@@ -16,7 +16,7 @@ pub const USAGE: &str =
        [--openings FILE | --random-plies P [--seed S]] [--pgn FILE]
        [--sprt elo0=E0 elo1=E1 alpha=A beta=B] [--resign movecount=M score=CP]
        [--draw movenumber=N movecount=M score=CP] [--margin MS] [--pair-promotion on|off]
-       [--ini FILE] [--event NAME]";
+       [--ini FILE] [--event NAME] [--probe]";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proto {
@@ -49,6 +49,8 @@ pub struct MatchConfig {
     pub concurrency: usize,
     pub limits: Limits,
     pub margin_ms: u64,
+    /// Send `isready`/`ping` while engines think and report the longest answer.
+    pub probe: bool,
     pub openings: OpeningSource,
     pub pgn: Option<String>,
     pub sprt: Option<Sprt>,
@@ -70,6 +72,15 @@ fn pairs<'a>(flag: &str, words: &'a [String]) -> Result<Vec<(&'a str, &'a str)>,
 
 fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
     v.parse().map_err(|_| format!("bad value '{v}' for {flag}"))
+}
+
+/// Milliseconds, at most [`super::limits::MAX_TIME_MS`].
+fn time_ms(flag: &str, v: &str) -> Result<u64, String> {
+    let ms: u64 = number(flag, v)?;
+    if ms > super::limits::MAX_TIME_MS {
+        return Err(format!("{flag}: at most {} ms", super::limits::MAX_TIME_MS));
+    }
+    Ok(ms)
 }
 
 fn engine_spec(words: &[String]) -> Result<EngineSpec, String> {
@@ -135,9 +146,13 @@ impl MatchConfig {
                 let [file] = vals.as_slice() else {
                     return Err("--ini needs one file".into());
                 };
-                let (_, errors) = set.load_file(file).map_err(|e| e.to_string())?;
-                if let Some(e) = errors.first() {
-                    return Err(format!("{e} (run `amalgam check {file}` for every error)"));
+                // Whole or not at all, as over the protocols: a file that
+                // `check` refuses is refused here too.
+                if let Err(errors) = set.load_file_checked(file) {
+                    let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+                    return Err(format!(
+                        "{first} (run `amalgam check {file}` for every error)"
+                    ));
                 }
             }
         }
@@ -149,6 +164,7 @@ impl MatchConfig {
             concurrency: 1,
             limits: Limits::default(),
             margin_ms: 0,
+            probe: false,
             openings: OpeningSource::Start,
             pgn: None,
             sprt: None,
@@ -170,16 +186,17 @@ impl MatchConfig {
                 "--games" => cfg.games = number(flag, one()?)?,
                 "--concurrency" => cfg.concurrency = number(flag, one()?)?,
                 "--tc" => cfg.limits.clock = Some(TimeControl::parse(one()?)?),
-                "--movetime" => cfg.limits.movetime_ms = Some(number(flag, one()?)?),
+                "--movetime" => cfg.limits.movetime_ms = Some(time_ms(flag, one()?)?),
                 "--depth" => cfg.limits.depth = Some(number(flag, one()?)?),
                 "--nodes" => cfg.limits.nodes = Some(number(flag, one()?)?),
-                "--margin" => cfg.margin_ms = number(flag, one()?)?,
+                "--margin" => cfg.margin_ms = time_ms(flag, one()?)?,
                 "--openings" => openings_file = Some(one()?.to_string()),
                 "--random-plies" => plies = Some(number::<usize>(flag, one()?)?),
                 "--seed" => seed = number(flag, one()?)?,
                 "--pgn" => cfg.pgn = Some(one()?.to_string()),
                 "--event" => cfg.event = vals.join(" "),
                 "--ini" => {}
+                "--probe" if vals.is_empty() => cfg.probe = true,
                 "--pair-promotion" => {
                     cfg.pair_promotion = match one()? {
                         "on" => true,
@@ -256,7 +273,8 @@ impl MatchConfig {
                 return Err("give --openings or --random-plies, not both".into());
             }
             (Some(f), None) => {
-                let text = std::fs::read_to_string(&f).map_err(|e| format!("{f}: {e}"))?;
+                let text = crate::textfile::read(&f, crate::textfile::MAX_DATA_BYTES)
+                    .map_err(|e| format!("{f}: {e}"))?;
                 OpeningSource::File(
                     openings::from_text(&variant, &text).map_err(|e| format!("{f}: {e}"))?,
                 )

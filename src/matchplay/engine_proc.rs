@@ -3,7 +3,7 @@
 //! the moment it was read, so that the referee can wait with a deadline and
 //! charge the engine exactly the time it took.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -62,8 +62,14 @@ impl EngineProcess {
         let stdin = child.stdin.take();
         let (tx, rx) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            // Bytes that are not UTF-8 are replaced, and an endless line is
+            // cut, so that neither ends the reading.
+            let mut reader = BufReader::new(stdout);
+            while let Some(input) = crate::protocol::read_line(&mut reader) {
+                let line = match input {
+                    crate::protocol::Input::Line(l) => l,
+                    crate::protocol::Input::Bad { text, .. } => text,
+                };
                 if tx.send((Instant::now(), line)).is_err() {
                     break;
                 }

@@ -25,12 +25,14 @@ impl TimeControl {
         let base_ms = match base.split_once(':') {
             Some((m, s)) => {
                 let m: u64 = m.parse().map_err(|_| bad())?;
-                m * 60_000 + seconds_ms(s).ok_or_else(bad)?
+                m.checked_mul(60_000)
+                    .and_then(|ms| ms.checked_add(seconds_ms(s)?))
+                    .ok_or_else(bad)?
             }
             None => seconds_ms(base).ok_or_else(bad)?,
         };
         let inc_ms = seconds_ms(inc).ok_or_else(bad)?;
-        if base_ms == 0 && inc_ms == 0 {
+        if base_ms == 0 && inc_ms == 0 || base_ms > MAX_TIME_MS {
             return Err(bad());
         }
         Ok(TimeControl {
@@ -62,9 +64,14 @@ impl TimeControl {
     }
 }
 
+/// The longest time control part taken, in milliseconds (about 115 days):
+/// every deadline the runner computes from it stays far from overflow.
+pub const MAX_TIME_MS: u64 = 10_000_000_000;
+
 fn seconds_ms(s: &str) -> Option<u64> {
     let x: f64 = s.parse().ok()?;
-    (x.is_finite() && x >= 0.0).then(|| (x * 1000.0).round() as u64)
+    let ms = (x * 1000.0).round();
+    (x.is_finite() && x >= 0.0 && ms <= MAX_TIME_MS as f64).then_some(ms as u64)
 }
 
 /// Everything that limits one move.

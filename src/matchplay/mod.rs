@@ -40,7 +40,13 @@ pub fn start_engine(spec: &EngineSpec, rules: &GameRules) -> Result<Box<dyn Play
                 .map(|p| Box::new(p) as Box<dyn Player>)
         }
     };
-    r.map_err(|e| format!("engine {}: {e}", spec.name))
+    r.map(|mut p| {
+        if rules.probe {
+            p.enable_probe();
+        }
+        p
+    })
+    .map_err(|e| format!("engine {}: {e}", spec.name))
 }
 
 /// One scheduled game.
@@ -103,6 +109,7 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
         margin: Duration::from_millis(cfg.margin_ms),
         resign: cfg.resign,
         draw: cfg.draw,
+        probe: cfg.probe,
     });
     let openings: Vec<Opening> = match &cfg.openings {
         config::OpeningSource::File(list) => list.clone(),
@@ -159,13 +166,14 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
             WorkerMessage::Finished(f) => {
                 played += 1;
                 for &e in &f.restarted {
-                    println!(
+                    crate::outln!(
                         "Engine {} restarted before game {}",
-                        cfg.engines[e].name, f.game.round
+                        cfg.engines[e].name,
+                        f.game.round
                     );
                 }
                 for line in &f.report.log {
-                    println!("{line}");
+                    crate::outln!("{line}");
                 }
                 if let Some(Ok(file)) = pgn_file.as_mut() {
                     let tags = pgn::GameTags {
@@ -184,11 +192,11 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
                     }
                 }
                 book.add(&f);
-                println!("{}", book.progress(played, total));
+                crate::outln!("{}", book.progress(played, total));
                 if let Some(sprt) = cfg.sprt
                     && let Some(d) = sprt.decision(&book.pair(0, 1))
                 {
-                    println!(
+                    crate::outln!(
                         "SPRT: {} accepted",
                         if d == SprtDecision::AcceptH1 {
                             "H1"
@@ -284,6 +292,7 @@ struct Tally {
     sprt: Option<stats::Sprt>,
     min_clock_left_ms: Option<i64>,
     max_runner_gap: Duration,
+    max_probe: Option<Duration>,
     restarts: usize,
 }
 
@@ -311,6 +320,7 @@ impl Tally {
             sprt: cfg.sprt,
             min_clock_left_ms: None,
             max_runner_gap: Duration::ZERO,
+            max_probe: None,
             restarts: 0,
         }
     }
@@ -333,6 +343,9 @@ impl Tally {
             self.min_clock_left_ms = Some(self.min_clock_left_ms.map_or(m, |x| x.min(m)));
         }
         self.max_runner_gap = self.max_runner_gap.max(f.report.max_runner_gap);
+        if let Some(p) = f.report.max_probe {
+            self.max_probe = Some(self.max_probe.map_or(p, |m| m.max(p)));
+        }
         self.restarts += f.restarted.len();
     }
 
@@ -371,10 +384,18 @@ impl Tally {
     }
 
     fn print_summary(&self) {
-        println!();
-        println!(
+        crate::outln!();
+        crate::outln!(
             "{:<4} {:<20} {:>6} {:>5} {:>5} {:>5} {:>7}  {:<20} {:>7}",
-            "Rank", "Name", "Games", "W", "L", "D", "Score", "Elo (95%)", "LOS"
+            "Rank",
+            "Name",
+            "Games",
+            "W",
+            "L",
+            "D",
+            "Score",
+            "Elo (95%)",
+            "LOS"
         );
         let mut order: Vec<usize> = (0..self.names.len()).collect();
         order.sort_by(|&a, &b| {
@@ -383,7 +404,7 @@ impl Tally {
         });
         for (rank, &i) in order.iter().enumerate() {
             let s = self.total(i);
-            println!(
+            crate::outln!(
                 "{:<4} {:<20} {:>6} {:>5} {:>5} {:>5} {:>6.1}%  {:<20} {:>7}",
                 rank + 1,
                 self.names[i],
@@ -400,7 +421,7 @@ impl Tally {
             for a in 0..self.names.len() {
                 for b in a + 1..self.names.len() {
                     let s = self.pair(a, b);
-                    println!(
+                    crate::outln!(
                         "  {} vs {}: {}-{}-{} Elo {}",
                         self.names[a],
                         self.names[b],
@@ -417,16 +438,22 @@ impl Tally {
             .iter()
             .map(|(t, n)| format!("{t} {n}"))
             .collect();
-        println!("Endings: {}", ends.join(", "));
+        crate::outln!("Endings: {}", ends.join(", "));
         if let Some(m) = self.min_clock_left_ms {
-            println!("Lowest clock left after a move: {m} ms");
+            crate::outln!("Lowest clock left after a move: {m} ms");
         }
-        println!(
+        crate::outln!(
             "Longest runner gap between a reply and the next request: {:.1} ms",
             self.max_runner_gap.as_secs_f64() * 1000.0
         );
+        if let Some(p) = self.max_probe {
+            crate::outln!(
+                "Longest answer to isready/ping during a search: {:.1} ms",
+                p.as_secs_f64() * 1000.0
+            );
+        }
         if self.restarts > 0 {
-            println!("Engine restarts: {}", self.restarts);
+            crate::outln!("Engine restarts: {}", self.restarts);
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::game::Outcome;
 use crate::types::Move;
 use crate::variant::Variant;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The last search report of an engine before its move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,6 +46,81 @@ pub struct Answer {
     pub reply: Reply,
     pub at: Instant,
     pub info: SearchInfo,
+    /// The longest answer to a liveness probe during this search (see
+    /// [`Probe`]), when probing.
+    pub probe: Option<Duration>,
+}
+
+/// How often a probe is repeated while a search runs.
+const PROBE_EVERY: Duration = Duration::from_millis(100);
+
+/// Liveness probes (`amalgam match --probe`): while an engine thinks, a
+/// question it must answer at once (`isready`, `ping N`) is sent when the
+/// search starts and again every [`PROBE_EVERY`], one at a time; the longest
+/// wait for an answer is reported. An answer that comes after the move still
+/// counts, in the search during which it arrives.
+#[derive(Debug, Default)]
+pub struct Probe {
+    pub on: bool,
+    /// The question out: when it was sent and the answer expected.
+    out: Option<(Instant, String)>,
+    next: Option<Instant>,
+    longest: Option<Duration>,
+}
+
+impl Probe {
+    /// A search starts now: the first question is due.
+    pub fn search_starts(&mut self, now: Instant) {
+        if self.on {
+            self.next = Some(now);
+        }
+    }
+
+    /// Whether to ask now (no question is out and one is due).
+    pub fn due(&self, now: Instant) -> bool {
+        self.on && self.out.is_none() && self.next.is_some_and(|t| now >= t)
+    }
+
+    /// A question was sent at `at`; `answer` is the line that answers it.
+    pub fn asked(&mut self, at: Instant, answer: String) {
+        self.out = Some((at, answer));
+        self.next = Some(at + PROBE_EVERY);
+    }
+
+    /// When to look again while waiting for the move until `deadline`.
+    pub fn wake(&self, deadline: Instant) -> Instant {
+        match self.next {
+            Some(t) if self.on => t.min(deadline),
+            _ => deadline,
+        }
+    }
+
+    /// Whether `line` (read at `at`) answers the question out; then it is
+    /// counted.
+    pub fn answered(&mut self, line: &str, at: Instant) -> bool {
+        match &self.out {
+            Some((sent, answer)) if answer == line => {
+                let waited = at.saturating_duration_since(*sent);
+                self.longest = Some(self.longest.map_or(waited, |l| l.max(waited)));
+                self.out = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Drop the question out, if any (its answer will be read elsewhere);
+    /// true when there was one.
+    pub fn forget(&mut self) -> bool {
+        self.out.take().is_some()
+    }
+
+    /// The search is over: no new question until the next starts. Gives
+    /// the longest wait of this search.
+    pub fn search_ends(&mut self) -> Option<Duration> {
+        self.next = None;
+        self.longest.take()
+    }
 }
 
 /// Why an engine gave no answer.
@@ -88,5 +163,7 @@ pub trait Player: Send {
     fn game_over(&mut self, result: Outcome, reason: &str);
     /// False once the process has ended or was killed.
     fn is_alive(&self) -> bool;
+    /// Probe the engine's liveness while it thinks (see [`Probe`]).
+    fn enable_probe(&mut self);
     fn quit(&mut self);
 }

@@ -58,6 +58,8 @@ pub struct GameRules {
     pub margin: Duration,
     pub resign: Option<ResignRule>,
     pub draw: Option<DrawRule>,
+    /// Probe the engines' liveness while they think (see [`super::player::Probe`]).
+    pub probe: bool,
 }
 
 /// A move of the game record with its PGN comment.
@@ -85,6 +87,8 @@ pub struct GameReport {
     /// The longest time the runner itself took between a reply and the next
     /// request.
     pub max_runner_gap: Duration,
+    /// The longest answer to a liveness probe during a search, when probing.
+    pub max_probe: Option<Duration>,
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -186,6 +190,7 @@ pub fn play_game(
         log: Vec::new(),
         min_clock_left_ms: None,
         max_runner_gap: Duration::ZERO,
+        max_probe: None,
     };
     let start = match Position::from_fen(variant.clone(), &opening.fen) {
         Ok(p) => p,
@@ -298,6 +303,9 @@ fn play_moves(
                 .max(sent.saturating_duration_since(prev));
         }
         last_reply = Some(answer.at);
+        if let Some(p) = answer.probe {
+            report.max_probe = Some(report.max_probe.map_or(p, |m| m.max(p)));
+        }
         let elapsed = answer.at.saturating_duration_since(sent);
         let elapsed_ms = elapsed.as_millis() as i64;
         let margin_ms = rules.margin.as_millis() as i64;

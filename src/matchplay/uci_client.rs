@@ -2,7 +2,7 @@
 //! (RULES.md), which is orthodox UCI notation for chess.
 
 use super::engine_proc::{EngineProcess, Launch, WaitError};
-use super::player::{Answer, Failure, Player, Reply, SearchInfo, Turn};
+use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn};
 use crate::board::Position;
 use crate::game::Outcome;
 use crate::types::Move;
@@ -18,6 +18,7 @@ const STOP_GRACE: Duration = Duration::from_millis(1000);
 pub struct UciPlayer {
     proc: EngineProcess,
     thinking: bool,
+    probe: Probe,
 }
 
 /// The `option` lines of a UCI engine: name and `var` values.
@@ -87,6 +88,7 @@ impl UciPlayer {
         let mut p = UciPlayer {
             proc,
             thinking: false,
+            probe: Probe::default(),
         };
         p.sync().map_err(|_| {
             format!(
@@ -99,8 +101,15 @@ impl UciPlayer {
 
     fn sync(&mut self) -> Result<(), Failure> {
         self.proc.send("isready").map_err(to_failure)?;
+        // A probe's `readyok` still to come arrives first.
+        let mut needed = 1 + usize::from(self.probe.forget());
         self.proc
-            .wait_for(HANDSHAKE, |l| l == "readyok")
+            .wait_for(HANDSHAKE, |l| {
+                if l == "readyok" {
+                    needed -= 1;
+                }
+                needed == 0
+            })
             .map_err(to_failure)
     }
 }
@@ -194,9 +203,21 @@ impl Player for UciPlayer {
         self.thinking = true;
         let deadline = sent + turn.wait;
         let mut info = SearchInfo::default();
+        self.probe.search_starts(sent);
         loop {
-            let (at, line) = self.proc.recv(deadline).map_err(to_failure)?;
+            let now = Instant::now();
+            if self.probe.due(now) {
+                self.proc.send("isready").map_err(to_failure)?;
+                self.probe.asked(Instant::now(), "readyok".to_string());
+            }
+            let (at, line) = match self.proc.recv(self.probe.wake(deadline)) {
+                Err(WaitError::Timeout) if Instant::now() < deadline => continue,
+                r => r.map_err(to_failure)?,
+            };
             let line = line.trim();
+            if self.probe.answered(line, at) {
+                continue;
+            }
             if line.starts_with("info ") {
                 read_info(line, &mut info);
             } else if let Some(rest) = line.strip_prefix("bestmove") {
@@ -206,6 +227,7 @@ impl Player for UciPlayer {
                     reply: Reply::Move(mv.to_string()),
                     at,
                     info,
+                    probe: self.probe.search_ends(),
                 };
                 return Ok((answer, sent));
             }
@@ -219,11 +241,16 @@ impl Player for UciPlayer {
     fn game_over(&mut self, _result: Outcome, _reason: &str) {
         if self.thinking {
             self.thinking = false;
+            let probe = &mut self.probe;
             let stopped = self.proc.send("stop").is_ok()
                 && self
                     .proc
-                    .wait_for(STOP_GRACE, |l| l.starts_with("bestmove"))
+                    .wait_for(STOP_GRACE, |l| {
+                        probe.answered(l, Instant::now());
+                        l.starts_with("bestmove")
+                    })
                     .is_ok();
+            self.probe.search_ends();
             if !stopped {
                 self.proc.kill();
             }
@@ -232,6 +259,10 @@ impl Player for UciPlayer {
 
     fn is_alive(&self) -> bool {
         !self.proc.has_exited()
+    }
+
+    fn enable_probe(&mut self) {
+        self.probe.on = true;
     }
 
     fn quit(&mut self) {

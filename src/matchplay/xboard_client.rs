@@ -5,9 +5,9 @@
 //! `force` mode until its first turn of a game; then it gets the moves so
 //! far and `go`, and from then on each opponent move makes it think.
 
-use super::engine_proc::{EngineProcess, Launch};
+use super::engine_proc::{EngineProcess, Launch, WaitError};
 use super::limits::Limits;
-use super::player::{Answer, Failure, Player, Reply, SearchInfo, Turn};
+use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn};
 use super::uci_client::to_failure;
 use crate::board::Position;
 use crate::game::Outcome;
@@ -42,6 +42,7 @@ pub struct XboardPlayer {
     known: usize,
     thinking: bool,
     pings: u32,
+    probe: Probe,
 }
 
 /// `key=value` pairs of a `feature` line (values may be quoted).
@@ -170,6 +171,7 @@ impl XboardPlayer {
             known: 0,
             thinking: false,
             pings: 0,
+            probe: Probe::default(),
         };
         p.sync(HANDSHAKE)
             .map_err(|_| format!("'{}' did not answer ping after its options", launch.command))?;
@@ -186,7 +188,15 @@ impl XboardPlayer {
         let n = self.pings;
         self.proc.send(&format!("ping {n}")).map_err(to_failure)?;
         let pong = format!("pong {n}");
-        self.proc.wait_for(wait, |l| l == pong).map_err(to_failure)
+        // A probe's pong still out is counted if it comes first; later, it is
+        // passed over (pongs are numbered).
+        let probe = &mut self.probe;
+        let synced = self.proc.wait_for(wait, |l| {
+            probe.answered(l, Instant::now());
+            l == pong
+        });
+        self.probe.forget();
+        synced.map_err(to_failure)
     }
 
     fn send(&mut self, line: &str) -> Result<(), Failure> {
@@ -281,9 +291,22 @@ impl Player for XboardPlayer {
         let deadline = sent + turn.wait;
         let mut info = SearchInfo::default();
         let mut first_leg = String::new();
+        self.probe.search_starts(sent);
         loop {
-            let (at, line) = self.proc.recv(deadline).map_err(to_failure)?;
+            if self.features.ping && self.probe.due(Instant::now()) {
+                self.pings += 1;
+                let n = self.pings;
+                self.send(&format!("ping {n}"))?;
+                self.probe.asked(Instant::now(), format!("pong {n}"));
+            }
+            let (at, line) = match self.proc.recv(self.probe.wake(deadline)) {
+                Err(WaitError::Timeout) if Instant::now() < deadline => continue,
+                r => r.map_err(to_failure)?,
+            };
             let line = line.trim();
+            if self.probe.answered(line, at) {
+                continue;
+            }
             let reply = if let Some(m) = line.strip_prefix("move ") {
                 let m = m.trim();
                 if m.ends_with(',') {
@@ -307,7 +330,16 @@ impl Player for XboardPlayer {
             if matches!(reply, Reply::Move(_)) {
                 self.known += 1;
             }
-            return Ok((Answer { reply, at, info }, sent));
+            let probe = self.probe.search_ends();
+            return Ok((
+                Answer {
+                    reply,
+                    at,
+                    info,
+                    probe,
+                },
+                sent,
+            ));
         }
     }
 
@@ -326,6 +358,10 @@ impl Player for XboardPlayer {
         if ok.is_err() {
             self.proc.kill();
         }
+    }
+
+    fn enable_probe(&mut self) {
+        self.probe.on = true;
     }
 
     fn is_alive(&self) -> bool {
