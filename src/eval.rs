@@ -302,14 +302,25 @@ fn mop_up(pos: &Position, strong: Color) -> i32 {
     MOPUP_EDGE * centre + MOPUP_KINGS * (widest - apart)
 }
 
+/// The middlegame and endgame values blended by the game phase. In 64 bits:
+/// the ini's piece values (up to 100000 each) make both the values and the
+/// phase large enough for their product to leave `i32`. The blend lies
+/// between the two values, so it fits again.
+fn taper(s: Score, phase: i32, max_phase: i32) -> i32 {
+    let max_phase = i64::from(max_phase.max(1));
+    let phase = i64::from(phase).clamp(0, max_phase);
+    let blend = (i64::from(s.mg) * phase + i64::from(s.eg) * (max_phase - phase)) / max_phase;
+    let bound = i64::from(i32::MAX);
+    blend.clamp(-bound, bound) as i32
+}
+
 /// Material and piece-square terms only (tapered), from the side to move's
 /// point of view: a cheap estimate the full evaluation rarely moves by more
 /// than [`LAZY_MARGIN`].
 pub fn quick(pos: &Position) -> i32 {
     let t = &pos.variant().eval;
     let s = pos.b.psq;
-    let phase = pos.b.phase.clamp(0, t.max_phase);
-    let score = (s.mg * phase + s.eg * (t.max_phase - phase)) / t.max_phase;
+    let score = taper(s, pos.b.phase, t.max_phase);
     (if pos.side_to_move() == Color::White {
         score
     } else {
@@ -452,8 +463,7 @@ pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
             s -= extra;
         }
     }
-    let phase = pos.b.phase.clamp(0, t.max_phase);
-    let mut score = (s.mg * phase + s.eg * (t.max_phase - phase)) / t.max_phase;
+    let mut score = taper(s, pos.b.phase, t.max_phase);
     // The side ahead without mating potential can at best draw.
     let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= 6;
     if few {
@@ -494,5 +504,22 @@ mod tests {
         assert_eq!(mop_up(&lone_knight, Color::White), 0);
         let defended = Position::builtin("team-mate", "k7/p7/8/8/3K4/8/8/3UF3 w - - 0 1");
         assert_eq!(mop_up(&defended, Color::White), 0);
+    }
+
+    /// Piece values from the ini may be as large as 100000: a side a few
+    /// such men ahead, with many on the board, is evaluated without overflow.
+    #[test]
+    fn large_ini_piece_values_evaluate_without_overflow() {
+        let mut set = crate::VariantSet::builtin();
+        let ini = "[queens:chess]\npieceValues = q:100000\n\
+                   startFen = rnbqkbnr/qqqqqqqq/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1\n";
+        let (_, errors) = set.load_str(ini, "t.ini");
+        assert!(errors.is_empty(), "{errors:?}");
+        let v = set.compile("queens").expect("variant");
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1";
+        let p = Position::from_fen(v, fen).expect("fen");
+        let mut pawns = PawnCache::new();
+        assert!(evaluate(&p, &mut pawns) > 100_000);
+        assert!(quick(&p) > 100_000);
     }
 }

@@ -401,6 +401,13 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
             .join("; ")
     })?;
     let games: usize = a.get("--games")?.unwrap_or(10);
+    // Every game's record is kept until the end.
+    if games > amalgam::matchplay::config::MAX_GAMES {
+        return Err(format!(
+            "--games: at most {}",
+            amalgam::matchplay::config::MAX_GAMES
+        ));
+    }
     let limits = limits_from(&a)?;
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
         return Err("selfplay needs --nodes, --depth or --movetime".into());

@@ -49,3 +49,22 @@ fn selfplay_games_end_by_rule_and_pgn_reads_back() {
         }
     }
 }
+
+/// A game count too large to keep a record of each is refused, not a panic.
+#[test]
+fn a_huge_game_count_is_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args([
+            "selfplay",
+            "chess",
+            "--games",
+            "18446744073709551615",
+            "--nodes",
+            "1",
+        ])
+        .output()
+        .expect("run amalgam");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--games: at most"), "{err}");
+}

@@ -19,6 +19,11 @@ impl fmt::Display for FenError {
 
 impl std::error::Error for FenError {}
 
+/// The largest halfmove clock or fullmove number a FEN may give. Each move
+/// adds one to them, so a bound far below `u32::MAX` leaves room for any game
+/// played on from the position.
+pub const MAX_FEN_COUNTER: u32 = 1_000_000_000;
+
 fn fail<T>(msg: impl Into<String>) -> Result<T, FenError> {
     Err(FenError(msg.into()))
 }
@@ -170,9 +175,13 @@ impl Position {
         let number = |i: usize, default: u32, name: &str| -> Result<u32, FenError> {
             match fields.get(i) {
                 None => Ok(default),
-                Some(s) => s
-                    .parse::<u32>()
-                    .map_err(|_| FenError(format!("{name} must be a number, found '{s}'"))),
+                Some(s) => match s.parse::<u32>() {
+                    Ok(n) if n <= MAX_FEN_COUNTER => Ok(n),
+                    Ok(_) => Err(FenError(format!(
+                        "{name} must be at most {MAX_FEN_COUNTER}, found '{s}'"
+                    ))),
+                    Err(_) => Err(FenError(format!("{name} must be a number, found '{s}'"))),
+                },
             }
         };
         pos.halfmove = number(4, 0, "halfmove clock")?;
@@ -265,5 +274,38 @@ impl Position {
         }
         s.push_str(&format!(" {} {}", self.halfmove, self.fullmove));
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    /// Moves add one to both counters: the largest ones a FEN may give
+    /// leave room for that, and larger ones are refused.
+    #[test]
+    fn clocks_at_the_bound_can_move_on() {
+        let v = VariantSet::builtin().compile("chess").expect("variant");
+        let fen = format!("4k3/8/8/8/8/8/8/4K3 b - - {MAX_FEN_COUNTER} {MAX_FEN_COUNTER}");
+        let mut p = Position::from_fen(v.clone(), &fen).expect("fen");
+        let m = p.parse_move("e8e7").expect("move");
+        p.make(m);
+        assert_eq!(p.halfmove_clock(), MAX_FEN_COUNTER + 1);
+        assert_eq!(p.fullmove_number(), MAX_FEN_COUNTER + 1);
+        p.unmake();
+        assert_eq!(p.to_fen(), fen);
+        for fen in [
+            "4k3/8/8/8/8/8/8/4K3 w - - 4294967295 1",
+            "4k3/8/8/8/8/8/8/4K3 b - - 0 4294967295",
+        ] {
+            let read = Position::from_fen(v.clone(), fen);
+            if let Ok(mut p) = read.clone() {
+                // What accepting them would lead to: the next move overflows.
+                let m = p.legal_moves()[0];
+                p.make(m);
+            }
+            assert!(read.is_err(), "{fen}");
+        }
     }
 }

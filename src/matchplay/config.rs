@@ -18,6 +18,9 @@ pub const USAGE: &str =
        [--draw movenumber=N movecount=M score=CP] [--margin MS] [--pair-promotion on|off]
        [--ini FILE] [--event NAME] [--probe]";
 
+/// The most games one match may schedule.
+pub const MAX_GAMES: usize = 1_000_000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proto {
     Uci,
@@ -247,6 +250,16 @@ impl MatchConfig {
         if cfg.games == 0 {
             return Err("--games must be at least 1".into());
         }
+        // Every pairing plays `games` games, all scheduled up front.
+        let n = cfg.engines.len();
+        let total = n
+            .checked_mul(n - 1)
+            .and_then(|p| (p / 2).checked_mul(cfg.games));
+        if total.is_none_or(|t| t > MAX_GAMES) {
+            return Err(format!(
+                "--games: a match has at most {MAX_GAMES} games (--games times the pairings of engines)"
+            ));
+        }
         if cfg.limits.is_empty() {
             return Err("give a limit: --tc, --movetime, --depth or --nodes".into());
         }
@@ -370,6 +383,9 @@ mod tests {
             &format!("{two} --tc 1+0 --variant nosuch"),
             &format!("{two} --tc 1+0 --pair-promotion off"),
             &format!("{two} --tc 1+0 --games x"),
+            &format!("{two} --tc 1+0 --games 1000001"),
+            &format!("{two} --tc 1+0 --games 18446744073709551615 --random-plies 2"),
+            &format!("{two} --engine cmd=c proto=uci --tc 1+0 --games 400000"),
             &format!("{two} --tc 1+0 --bogus"),
             "--engine cmd=a proto=telnet --engine cmd=b proto=uci --tc 1+0",
         ] {

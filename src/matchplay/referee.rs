@@ -109,7 +109,12 @@ fn win_for(c: Color) -> Outcome {
 fn move_comment(info: &SearchInfo, elapsed: Duration) -> String {
     let time = format!("{:.2}s", elapsed.as_secs_f64());
     let score = match (info.mate, info.score_cp) {
-        (Some(m), _) => Some(format!("{}M{}", if m < 0 { "-" } else { "+" }, m.abs())),
+        // The engine's numbers may be anything: `i32::MIN` has no `abs`.
+        (Some(m), _) => Some(format!(
+            "{}M{}",
+            if m < 0 { "-" } else { "+" },
+            m.unsigned_abs()
+        )),
         (None, Some(cp)) => Some(format!("{:+.2}", cp as f64 / 100.0)),
         _ => None,
     };
@@ -135,10 +140,12 @@ impl ScoreRuns {
         let resign = rules.resign.map_or(i32::MAX, |r| r.score);
         let draw = rules.draw.map_or(-1, |d| d.score);
         match score {
+            // Saturating: the scores come from the engines and the bounds
+            // from the command line, and either may be `i32::MIN`.
             Some(s) => {
-                self.losing[i] = run(self.losing[i], s <= -resign);
+                self.losing[i] = run(self.losing[i], s <= resign.saturating_neg());
                 self.winning[i] = run(self.winning[i], s >= resign);
-                self.level[i] = run(self.level[i], s.abs() <= draw);
+                self.level[i] = run(self.level[i], s.saturating_abs() <= draw);
             }
             None => (self.losing[i], self.winning[i], self.level[i]) = (0, 0, 0),
         }
@@ -434,5 +441,45 @@ fn failure(
                 format!("{c}: {msg}"),
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantSet;
+
+    /// Scores an engine reports and adjudication bounds from the command
+    /// line may be the extremes of `i32`.
+    #[test]
+    fn extreme_scores_and_bounds_do_not_overflow() {
+        let mated = SearchInfo {
+            depth: Some(1),
+            score_cp: None,
+            mate: Some(i32::MIN),
+        };
+        assert_eq!(move_comment(&mated, Duration::ZERO), "-M2147483648/1 0.00s");
+        let variant = VariantSet::builtin().compile("chess").expect("variant");
+        let rules = GameRules {
+            variant,
+            limits: Limits::default(),
+            margin: Duration::ZERO,
+            resign: Some(ResignRule {
+                movecount: 1,
+                score: i32::MIN,
+            }),
+            draw: Some(DrawRule {
+                movenumber: 1,
+                movecount: 1,
+                score: 10,
+            }),
+            probe: false,
+        };
+        let mut runs = ScoreRuns::default();
+        for s in [i32::MIN, i32::MAX, 0] {
+            runs.record(Color::White, Some(s), &rules);
+            runs.record(Color::Black, mated.score(), &rules);
+        }
+        assert_eq!(runs.level, [1, 0]);
     }
 }

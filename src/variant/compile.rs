@@ -783,7 +783,9 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 None
             }
         },
-        None => king_file_in_fen(&start_fen, defs[king_index].letter),
+        // A file off the board leaves no castling; the start position is
+        // refused later with its own error.
+        None => king_file_in_fen(&start_fen, defs[king_index].letter).filter(|&f| f < files),
     };
     let file_key = |r: &mut Reader, key: &str, default: usize| -> usize {
         match r.get(key) {
@@ -1128,7 +1130,8 @@ fn parse_region_item(item: &str, files: usize, ranks: usize, set: &mut SquareSet
     true
 }
 
-/// File of White's king in a FEN's board field.
+/// File of White's king in a FEN's board field (None when a run of empty
+/// squares is too long to count).
 fn king_file_in_fen(fen: &str, king: char) -> Option<usize> {
     let board = fen.split_whitespace().next()?;
     let first_rank = board.split('/').next_back()?;
@@ -1140,13 +1143,13 @@ fn king_file_in_fen(fen: &str, king: char) -> Option<usize> {
             continue;
         }
         if !digits.is_empty() {
-            file += digits.parse::<usize>().ok()?;
+            file = file.checked_add(digits.parse::<usize>().ok()?)?;
             digits.clear();
         }
         if c == king.to_ascii_uppercase() {
             return Some(file);
         }
-        file += 1;
+        file = file.checked_add(1)?;
     }
     None
 }

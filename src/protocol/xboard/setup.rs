@@ -16,10 +16,15 @@ const KING_MOVES: &str = "K";
 /// Slot of the Rook glyph: without it the GUI cannot write castling rights.
 const ROOK_SLOT: usize = 3;
 
-/// White's half of the piece table (empty when the variant has none).
+/// White's half of the piece table (empty when the variant has none): its
+/// first half of characters, since the ini may hold any text there.
 fn white_half(v: &Variant) -> &str {
     let t = &v.xboard.piece_table;
-    &t[..t.len() / 2]
+    let half = t.chars().count() / 2;
+    t.char_indices()
+        .nth(half)
+        .and_then(|(i, _)| t.get(..i))
+        .unwrap_or(t)
 }
 
 /// `setup` and `piece` lines for a variant; none for a variant the GUI knows
@@ -137,6 +142,23 @@ mod tests {
         let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
         assert_eq!(fill_castling(&variant("chess"), chess), chess);
         assert_eq!(fill_castling(&variant("compound"), "x y - z"), "x y - z");
+    }
+
+    /// A piece table is text from the ini: halving it must not split a
+    /// character.
+    #[test]
+    fn a_piece_table_with_multibyte_characters_is_halved_by_characters() {
+        let mut set = VariantSet::builtin();
+        let (_, errors) = set.load_str(
+            "[wide:chess]\npieceToCharTable = PNBRQ\u{e9}Kpnbrq\n",
+            "t.ini",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let v = set.compile("wide").expect("variant");
+        assert_eq!(white_half(&v), "PNBRQ\u{e9}");
+        assert!(setup_lines(&v)[0].starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy "));
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
+        assert_eq!(fill_castling(&v, start), start);
     }
 
     #[test]
