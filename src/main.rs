@@ -20,6 +20,9 @@ const USAGE: &str = "usage:
   check [FILE...]        validate ini files (default: the built-in variants.ini)
   variants               list the defined variants";
 
+/// The most threads a command may start (the engine's own limit too).
+const MAX_THREADS: usize = 256;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(args) {
@@ -99,8 +102,8 @@ fn perft_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
                 threads = args
                     .get(i)
                     .and_then(|s| s.parse().ok())
-                    .filter(|&n| n >= 1)
-                    .ok_or("--threads needs a positive number")?;
+                    .filter(|&n| (1..=MAX_THREADS).contains(&n))
+                    .ok_or("--threads needs a number from 1 to 256")?;
             }
             a => positional.push(a.to_string()),
         }
@@ -229,6 +232,9 @@ fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
         .get::<u32>("--depth")?
         .unwrap_or(amalgam::bench::BENCH_DEPTH);
     let threads = a.get::<usize>("--threads")?.unwrap_or(1);
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err("--threads needs a number from 1 to 256".into());
+    }
     let variant = a.positional.first().map(String::as_str);
     let lines = amalgam::bench::run(set, variant, depth, threads)?;
     let mut nodes = 0;

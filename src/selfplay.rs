@@ -35,7 +35,10 @@ impl Rng {
 
 /// A random opening of `plies` legal moves that does not end the game.
 pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Position {
-    loop {
+    // Where no try gets that far (a variant whose games end sooner), the
+    // longest opening of the tries that still leaves a game to play.
+    let mut longest = Position::startpos(variant.clone());
+    for _ in 0..RANDOM_OPENING_TRIES {
         let mut pos = Position::startpos(variant.clone());
         let mut ok = true;
         for _ in 0..plies {
@@ -47,6 +50,7 @@ pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Po
             let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
             pos.make(m);
             if outcome(&mut pos).is_some() {
+                pos.unmake();
                 ok = false;
                 break;
             }
@@ -54,8 +58,15 @@ pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Po
         if ok {
             return pos;
         }
+        if pos.ply_count() > longest.ply_count() {
+            longest = pos;
+        }
     }
+    longest
 }
+
+/// Random openings tried before the longest is taken (see [`random_opening`]).
+const RANDOM_OPENING_TRIES: usize = 1000;
 
 /// Play one game; `Err` if the engine produced an illegal move or none.
 pub fn play_game(

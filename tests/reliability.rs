@@ -399,3 +399,102 @@ fn analysis_status_after_setboard_is_the_new_search() {
     assert_eq!(stats[1].last(), Some(&16), "{lines:?}");
     x.send("exit");
 }
+
+#[test]
+fn a_position_whose_captures_explode_still_answers_in_time() {
+    // Thirty queens a side: depth 1 alone takes minutes. It may run past
+    // the limit (to twice the hard limit), then the best root move searched
+    // so far is played.
+    let file = write_file(
+        "queens.ini",
+        "[queens:chess]\nstartFen = qqqqkqqq/qqqqqqqq/8/8/8/8/QQQQQQQQ/QQQQKQQQ w - - 0 1\n\
+         castling = false\n",
+    );
+    let mut s = uci_session();
+    s.send(&format!("setoption name VariantPath value {file}"));
+    s.send("setoption name UCI_Variant value queens");
+    ready(&mut s);
+    s.send("position startpos");
+    s.send("go movetime 300");
+    let answer = s.until("bestmove ");
+    assert!(
+        answer.last().is_some_and(|l| l != "bestmove 0000"),
+        "{answer:?}"
+    );
+    // And a stop ends an infinite search as soon.
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    s.send("stop");
+    s.until("bestmove ");
+}
+
+/// Run the command line, killed after `limit`: its exit code (None when
+/// killed) and standard output.
+fn run_for(args: &[&str], limit: Duration) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run amalgam");
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if !matches!(child.try_wait(), Ok(Some(_))) {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn openings_longer_than_any_random_game_still_start_a_match() {
+    let engine = format!("cmd={} --uci", env!("CARGO_BIN_EXE_amalgam"));
+    let (code, out) = run_for(
+        &[
+            "match",
+            "--engine",
+            "name=A",
+            &engine,
+            "proto=uci",
+            "--engine",
+            "name=B",
+            &engine,
+            "proto=uci",
+            "--variant",
+            "chess",
+            "--games",
+            "2",
+            "--depth",
+            "1",
+            "--random-plies",
+            "100000",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("2 games in"), "{out}");
+}
+
+#[test]
+fn thread_counts_from_the_command_line_are_bounded() {
+    for args in [
+        ["perft", "chess", "startpos", "2", "--threads", "100000"].as_slice(),
+        ["bench", "chess", "--threads", "0"].as_slice(),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(
+            err.contains("--threads needs a number from 1 to 256"),
+            "{err}"
+        );
+    }
+}

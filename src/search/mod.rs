@@ -92,6 +92,11 @@ impl Default for SearchOptions {
     }
 }
 
+/// How long depth 1 may run on after a stop, counted from the start of the
+/// search, when the search has no time limit. With one, it may run until
+/// twice the hard limit, which is at most the clock left.
+const DEPTH1_GRACE: Duration = Duration::from_secs(1);
+
 /// State shared by the threads of one search.
 struct Shared {
     tt: Arc<TranspositionTable>,
@@ -101,6 +106,9 @@ struct Shared {
     nodes: AtomicU64,
     start: Instant,
     hard: Option<Duration>,
+    /// How long depth 1 may run on after a stop or limit (see
+    /// [`Worker::finish_iteration`]).
+    depth1_limit: Duration,
     node_limit: Option<u64>,
     /// The deepest iteration a helper thread completed: (depth, score, pv).
     helper_best: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
@@ -176,7 +184,10 @@ struct Worker<'a> {
     values: Vec<i32>,
     aborted: bool,
     /// Set while the main thread searches depth 1: a stop waits until that
-    /// iteration is complete, so the move played has always been searched.
+    /// iteration is complete, so the move played has always been searched,
+    /// unless depth 1 runs past `depth1_limit` (a position whose captures
+    /// explode, such as a variant with many queens): then it stops too, and
+    /// the best root move searched so far is played.
     finish_iteration: bool,
     /// Static evaluations by position hash (positions recur often in the
     /// quiescence search).
@@ -215,7 +226,9 @@ impl<'a> Worker<'a> {
     fn enter_node(&mut self, ply: usize) -> Option<i32> {
         self.tick();
         self.seldepth = self.seldepth.max(ply);
-        if !self.finish_iteration && self.shared.stopped() {
+        if self.shared.stopped()
+            && (!self.finish_iteration || self.shared.start.elapsed() >= self.shared.depth1_limit)
+        {
             self.aborted = true;
             return Some(0);
         }
@@ -748,6 +761,7 @@ pub fn search(
         nodes: AtomicU64::new(0),
         start: Instant::now(),
         hard: budget.hard,
+        depth1_limit: budget.hard.map_or(DEPTH1_GRACE, |h| h.saturating_mul(2)),
         node_limit: limits.nodes,
         helper_best: std::sync::Mutex::new(None),
     };
@@ -857,6 +871,13 @@ pub fn search(
                 }
             }
             let completed = !w.aborted;
+            if !completed && depth == 1 && roots[0].score > -INFINITE {
+                // Depth 1 cut short (see `finish_iteration`): the best root
+                // move searched so far (the root search keeps it first).
+                result.best = Some(roots[0].mv);
+                result.ponder = roots[0].pv.get(1).copied();
+                result.value = Value::from_score(roots[0].score);
+            }
             if completed {
                 w.flush();
                 let nodes = shared.nodes.load(Ordering::Relaxed);
