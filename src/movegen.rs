@@ -28,7 +28,7 @@ fn at(cells: &Cells, sq: isize) -> Cell {
 /// general `rays`; stops early when `f` returns true (and then returns true).
 /// The masks of the rays already name the attacking colour.
 #[inline]
-fn scan_rays<F: FnMut(usize) -> bool>(
+pub(crate) fn scan_rays<F: FnMut(usize) -> bool>(
     cells: &Cells,
     v: &Variant,
     rays: &[AttackRay],
@@ -1066,7 +1066,14 @@ fn pawn_captures(
 
 /// Moves of the man (stack) on `from`: the whole stack, then each part.
 #[inline]
-fn man_moves(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut MoveList) {
+pub(crate) fn man_moves(
+    cells: &Cells,
+    v: &Variant,
+    us: Color,
+    from: usize,
+    ep: usize,
+    out: &mut MoveList,
+) {
     if simple_man_moves(cells, v, us, from, ep, out) {
         return;
     }

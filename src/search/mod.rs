@@ -3,6 +3,7 @@
 //! null-move pruning, late-move reductions, check extension, mate-distance
 //! pruning, draw detection, MultiPV and Lazy SMP.
 
+pub mod see;
 pub mod time;
 pub mod tt;
 

@@ -981,6 +981,13 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             false,
         )),
     ];
+    // The same rays without the men that never capture (quietAttackerTypes).
+    let capture_attacks = if quiet_attackers == 0 {
+        attacks.clone()
+    } else {
+        [Color::White, Color::Black]
+            .map(|c| AttackTable::from_rays(build_rays(&pieces, c, 0, files.max(ranks), false)))
+    };
     let ep_rays = [
         build_rays(&pieces, Color::White, 0, files.max(ranks), true),
         build_rays(&pieces, Color::Black, 0, files.max(ranks), true),
@@ -1058,6 +1065,11 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         xboard,
         pin_lines: [attacks[0].pin_lines(), attacks[1].pin_lines()],
         check_map: [attacks[0].check_map(), attacks[1].check_map()],
+        capture_map: [
+            capture_attacks[0].check_map(),
+            capture_attacks[1].check_map(),
+        ],
+        capture_attacks,
         attacks,
         landing,
         ep_rays,

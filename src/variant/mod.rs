@@ -25,6 +25,10 @@ impl SquareSet {
         self.0[sq >> 6] |= 1u64 << (sq & 63);
     }
     #[inline]
+    pub fn remove(&mut self, sq: usize) {
+        self.0[sq >> 6] &= !(1u64 << (sq & 63));
+    }
+    #[inline]
     pub fn contains(&self, sq: usize) -> bool {
         sq < 256 && self.0[sq >> 6] & (1u64 << (sq & 63)) != 0
     }
@@ -370,6 +374,11 @@ pub struct Variant {
     pub pin_lines: [Vec<bool>; 2],
     /// Per attacking colour: [`AttackTable::check_map`].
     pub check_map: [Vec<u64>; 2],
+    /// Attack rays per attacking colour of the men that capture: `attacks`
+    /// without the rays of `quiet_attackers` (for static exchange evaluation).
+    pub capture_attacks: [AttackTable; 2],
+    /// Per attacking colour: [`AttackTable::check_map`] of `capture_attacks`.
+    pub capture_map: [Vec<u64>; 2],
     /// Per moving colour: cell codes a plain move may land on (empty or enemy).
     pub landing: [CodeMask; 2],
     /// En-passant capture rays per capturing colour.
