@@ -15,7 +15,7 @@ use crate::variant::{AttackRay, CodeMask, Rule, SquareSet, Variant};
 type Cells = [Cell; BOARD_CELLS];
 
 #[inline(always)]
-fn in_mask(mask: CodeMask, c: Cell) -> bool {
+pub(crate) fn in_mask(mask: CodeMask, c: Cell) -> bool {
     (mask >> c.0) & 1 != 0
 }
 
@@ -87,11 +87,22 @@ pub(crate) fn attacked(cells: &Cells, v: &Variant, sq: usize, by: Color) -> bool
 /// attacks along it (`near` at distance 1, `far` up to its length).
 #[inline(always)]
 fn slide_attacks(cells: &Cells, sl: &crate::variant::Slide, target: isize) -> bool {
+    slide_attacker(cells, sl, target).is_some()
+}
+
+/// The square of the first man met walking back from `target` along the
+/// slide, when it attacks along it (see [`slide_attacks`]).
+#[inline(always)]
+pub(crate) fn slide_attacker(
+    cells: &Cells,
+    sl: &crate::variant::Slide,
+    target: isize,
+) -> Option<usize> {
     let step = sl.step as isize;
     let mut q = target - step;
     let c = at(cells, q);
     if !c.is_empty() {
-        return in_mask(sl.near, c);
+        return in_mask(sl.near, c).then_some(q as usize);
     }
     let mut k = 1;
     loop {
@@ -99,7 +110,7 @@ fn slide_attacks(cells: &Cells, sl: &crate::variant::Slide, target: isize) -> bo
         k += 1;
         let c = at(cells, q);
         if !c.is_empty() {
-            return k <= sl.len && in_mask(sl.far, c);
+            return (k <= sl.len && in_mask(sl.far, c)).then_some(q as usize);
         }
     }
 }

@@ -23,9 +23,9 @@
 
 use crate::board::Position;
 use crate::board::position::MAX_MEN;
-use crate::movegen::{attacked, scan_rays};
+use crate::movegen::{attacked, in_mask, scan_rays, slide_attacker};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, PieceType};
-use crate::variant::{CodeMask, PIN_OFFSET, Slide, SquareSet, Variant};
+use crate::variant::{PIN_OFFSET, SquareSet, Variant};
 
 type Cells = [Cell; BOARD_CELLS];
 
@@ -43,35 +43,11 @@ const MAX_CAPTURES: usize = 2 * MAX_MEN;
 const THRESHOLD_LIMIT: i32 = 1 << 30;
 
 #[inline(always)]
-fn in_mask(mask: CodeMask, c: Cell) -> bool {
-    (mask >> c.0) & 1 != 0
-}
-
-#[inline(always)]
 fn value_of(v: &Variant, t: PieceType) -> i32 {
     if v.piece(t).royal {
         ROYAL_VALUE
     } else {
         v.eval.value[t.index()]
-    }
-}
-
-/// The square of the first man met walking back from `target` along the
-/// slide, when it attacks along it.
-#[inline(always)]
-fn slide_attacker(cells: &Cells, sl: &Slide, target: usize) -> Option<usize> {
-    let step = sl.step as isize;
-    let mut q = target as isize - step;
-    let mut k = 1usize;
-    // The sentinel border ends every walk from a real square.
-    loop {
-        let c = cells[q as usize];
-        if !c.is_empty() {
-            let mask = if k == 1 { sl.near } else { sl.far };
-            return (k <= sl.len as usize && in_mask(mask, c)).then_some(q as usize);
-        }
-        q -= step;
-        k += 1;
     }
 }
 
@@ -188,7 +164,7 @@ impl<'a> Exchange<'a> {
             }
         }
         for sl in &t.slides {
-            if let Some(q) = slide_attacker(&self.cells, sl, self.target) {
+            if let Some(q) = slide_attacker(&self.cells, sl, self.target as isize) {
                 set.insert(q);
             }
         }
@@ -219,7 +195,7 @@ impl<'a> Exchange<'a> {
             if map.is_empty() {
                 // No map (too many entries): every slide and special ray.
                 for sl in &t.slides {
-                    if let Some(q) = slide_attacker(&self.cells, sl, self.target) {
+                    if let Some(q) = slide_attacker(&self.cells, sl, self.target as isize) {
                         add(q);
                     }
                 }
@@ -232,7 +208,7 @@ impl<'a> Exchange<'a> {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 if let Some(sl) = t.slides.get(i) {
-                    if let Some(q) = slide_attacker(&self.cells, sl, self.target) {
+                    if let Some(q) = slide_attacker(&self.cells, sl, self.target as isize) {
                         add(q);
                     }
                 } else if let Some(ray) = t.special.get(i - t.slides.len()) {
