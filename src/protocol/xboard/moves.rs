@@ -5,6 +5,7 @@
 //! that stays behind, and an en-passant capture by a man the GUI does not
 //! treat as a pawn as two legs through the victim.
 
+use super::setup::wears_rook_glyph;
 use crate::board::{MoveError, Position};
 use crate::types::{Move, MoveKind, Square};
 
@@ -15,8 +16,10 @@ enum Form {
     Plain,
     /// A whole stack onto a friendly one: `T F,` then `F T z`.
     Merge,
-    /// The same onto a corner man that still has a castling right, as a
-    /// plain `F T`: the GUI forfeits a multi-leg move that starts from it.
+    /// The same onto a man the GUI counts as unmoved (see [`gui_unmoved`]),
+    /// as a plain `F T`. The GUI then shows the merging stack on T without
+    /// T's own men: no form shows this merge exactly, and this one is never
+    /// refused.
     CornerMerge,
     /// Part of a stack leaves; the suffix names the remnant.
     Split(char),
@@ -35,11 +38,7 @@ fn form(pos: &Position, mv: Move) -> Form {
             }
         }
         MoveKind::Normal if pos.cell(mv.to()).is_color(pos.side_to_move()) => {
-            let us = pos.side_to_move();
-            let castling_corner = v.castling.iter().any(|r| {
-                r.color == us && r.rook_from == mv.to() && pos.castling_rights() & (1 << r.bit) != 0
-            });
-            if castling_corner {
+            if gui_unmoved(pos, mv.to()) {
                 Form::CornerMerge
             } else {
                 Form::Merge
@@ -52,6 +51,52 @@ fn form(pos: &Position, mv: Move) -> Form {
         }
         _ => Form::Plain,
     }
+}
+
+/// Whether the GUI counts the man on `sq` as unmoved, which matters under
+/// the parent `seirawan` (S-Chess): there a suffixed move from an unmoved
+/// back-rank man is a gating, and the GUI checks the gated man against a
+/// stock of men in hand that this board does not have. That check reads
+/// unrelated squares, so the GUI refuses such a move as impossible in some
+/// positions and not in others, and forfeits the engine. The merge legs
+/// `T F,` `F T z` start from the target T, so a merge onto such a man must
+/// not use them.
+///
+/// The GUI marks, when it reads a FEN, the man each castling right names:
+/// from the corner toward the king, the first man in the Rook glyph (and
+/// the king). It clears the mark when a move starts or ends on the square.
+fn gui_unmoved(pos: &Position, sq: Square) -> bool {
+    let v = pos.variant();
+    if v.xboard.parent != "seirawan" || pos.moves_played().any(|m| m.from() == sq || m.to() == sq) {
+        return false;
+    }
+    // No move has touched `sq`, so its man stood there when the position
+    // was set up; the rights and the board of that moment decide.
+    let mut root = pos.clone();
+    let mut rights = pos.castling_rights();
+    while root.ply_count() > 0 {
+        root.unmake();
+        rights = root.castling_rights();
+    }
+    let rook_glyph = |s: Square| {
+        let c = root.cell(s);
+        c.is_piece() && wears_rook_glyph(v, v.piece(c.kind()).letter)
+    };
+    v.castling.iter().any(|r| {
+        if rights & (1 << r.bit) == 0 || r.rook_from.rank() != sq.rank() {
+            return false;
+        }
+        let king = r.king_from.file();
+        let rank = sq.rank();
+        let mut files: Box<dyn Iterator<Item = usize>> = if r.kingside {
+            Box::new((king + 1..v.files).rev())
+        } else {
+            Box::new(0..king)
+        };
+        files
+            .find(|&f| rook_glyph(Square::new(f, rank)))
+            .is_some_and(|f| f == sq.file())
+    })
 }
 
 /// The legs the engine sends for a move made in `pos`: one `move` command each.
@@ -238,10 +283,44 @@ mod tests {
             &["b3a1"],
             &["b3a1", "a1a1,b3c4"],
         );
+        // Without the right the GUI never marked the rook: two legs.
+        let no_rights = "r3k2r/pppppppp/8/8/8/1NN5/PPPPPPPP/R2RK2R w - - 0 1";
+        check("combination", no_rights, "b3a1", &["a1b3,", "b3a1m"], &[]);
         let mut pos = Position::builtin("combination", MERGES);
         assert!(matches!(
             from_gui(&mut pos, "d1d1,e4`1"),
             Err(MoveError::Illegal(_))
+        ));
+    }
+
+    /// The GUI forgets a man is unmoved only when a move starts or ends on
+    /// its square, not when the castling right goes.
+    #[test]
+    fn the_corner_stays_unmoved_for_the_gui_until_a_move_touches_it() {
+        let legs = |moves: &[&str], merge: &str| {
+            let mut pos = Position::builtin("combination", MERGES);
+            for m in moves {
+                let mv = pos.parse_move(m).expect("move");
+                pos.make(mv);
+            }
+            let mv = pos.parse_move(merge).expect("merge");
+            to_gui(&pos, mv)
+        };
+        // The king has moved and back: no right, but a1 untouched.
+        let king_walk = ["e1f1", "e8f8", "f1e1", "f8e8"];
+        assert_eq!(legs(&king_walk, "b3a1"), ["b3a1"]);
+        // The rook has left a1 and come back: two legs.
+        let rook_walk = ["a1b1", "a8b8", "b1a1", "b8a8"];
+        assert_eq!(legs(&rook_walk, "b3a1"), ["a1b3,", "b3a1m"]);
+        // Black's corner likewise.
+        let black = "r3k2r/pppppppp/1nn5/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1";
+        let mut pos = Position::builtin("combination", black);
+        let mv = pos.parse_move("b6a8").expect("merge");
+        assert_eq!(to_gui(&pos, mv), ["b6a8"]);
+        // Other parents have no gating: the corner takes two legs.
+        assert!(!gui_unmoved(
+            &Position::builtin("chess", MERGES),
+            Square::new(0, 0)
         ));
     }
 

@@ -27,6 +27,11 @@ fn white_half(v: &Variant) -> &str {
         .unwrap_or(t)
 }
 
+/// Whether men with this letter wear the GUI's Rook glyph.
+pub fn wears_rook_glyph(v: &Variant, letter: char) -> bool {
+    white_half(v).chars().nth(ROOK_SLOT) == Some(letter.to_ascii_uppercase())
+}
+
 /// `setup` and `piece` lines for a variant; none for a variant the GUI knows
 /// (no piece table in the ini).
 pub fn setup_lines(v: &Variant) -> Vec<String> {
