@@ -110,6 +110,35 @@ fn an_illegal_move_loses_and_is_logged_with_the_position() {
     assert!(ok, "{text}");
 }
 
+/// Options are sent before the variant list is read (again), so an option
+/// that loads variants (Fairy-Stockfish's `VariantPath`) lets the engine
+/// play them.
+#[test]
+fn options_come_before_the_variant_list_is_read() {
+    let fake_engine = |options: &[&str]| {
+        let mut args = engine("Fake", &fake("fake_uci.sh", "variant-path"), "uci");
+        args.extend(options.iter().map(|o| o.to_string()));
+        args.extend(own_uci("Amalgam"));
+        args.extend(words("--variant compound --games 1 --tc 5+0.1"));
+        args
+    };
+    let r = run_match(
+        "variant-path",
+        fake_engine(&["option.VariantPath=/any/file.ini"]),
+    );
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert_eq!(tags(&r.pgn, "Variant"), ["compound"]);
+    assert_eq!(tags(&r.pgn, "Termination"), ["illegal move"]);
+    let r = run_match("variant-path-none", fake_engine(&[]));
+    assert!(!r.ok);
+    assert!(
+        r.stderr.contains("does not play compound"),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+}
+
 #[test]
 fn a_crash_loses_and_the_engine_is_started_again() {
     let mut args = own_uci("Amalgam");

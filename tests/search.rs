@@ -189,3 +189,25 @@ fn stalemate_and_checkmate_at_the_root() {
     assert_eq!(r.best, None);
     assert_eq!(r.value, Value::Mate(0));
 }
+
+/// `bench` ends with `N nodes M nps`, the line testing frameworks read, and
+/// N is the node count printed above it.
+#[test]
+fn bench_ends_with_the_testing_framework_line() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(["bench", "chess", "--depth", "4"])
+        .output()
+        .expect("bench runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().expect("output");
+    let words: Vec<&str> = last.split(' ').collect();
+    assert_eq!(words.len(), 4, "{last}");
+    assert_eq!((words[1], words[3]), ("nodes", "nps"), "{last}");
+    assert!(words[2].parse::<u64>().is_ok(), "{last}");
+    let searched = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Nodes searched  : "))
+        .expect("node count");
+    assert_eq!(words[0], searched);
+}

@@ -294,3 +294,80 @@ fn commands_during_an_infinite_search_wait_and_never_hang() {
         "{best}"
     );
 }
+
+/// Fairy-Stockfish's conventions: `load FILE`, and the `info string variant`
+/// line after `UCI_Variant` for a variant GUIs do not know.
+#[test]
+fn fairy_stockfish_conventions() {
+    let dir = std::env::temp_dir().join(format!("amalgam-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let good = dir.join("good.ini");
+    std::fs::write(&good, "[mine:compound]\nnMoveRule = 40\n").expect("write");
+    let mut s = Session::start();
+    s.send("uci");
+    s.until("uciok");
+    s.send("setoption name UCI_Variant value compound");
+    s.send("isready");
+    let lines = s.until("readyok");
+    assert_eq!(
+        lines[0],
+        "info string variant compound files 10 ranks 8 pocket 0 template spartan \
+         startpos rdcbqkbcdr/ssssssssss/10/10/10/10/SSSSSSSSSS/RDCBQKBCDR w KQkq - 0 1"
+    );
+    // Chess needs no description.
+    s.send("setoption name UCI_Variant value chess");
+    s.send("isready");
+    assert_eq!(s.until("readyok"), ["readyok"]);
+    for (bad, answer) in [
+        ("load", "info string error: load needs a file"),
+        ("load    ", "info string error: load needs a file"),
+    ] {
+        s.send(bad);
+        s.send("isready");
+        assert_eq!(s.until("readyok")[0], answer);
+    }
+    s.send("load /no/such/file.ini");
+    s.send("isready");
+    assert!(s.until("readyok")[0].starts_with("info string error: "));
+    s.send(&format!("load {}", good.display()));
+    s.send("setoption name UCI_Variant value mine");
+    s.send("isready");
+    let lines = s.until("readyok");
+    assert_eq!(lines[0], "info string loaded mine");
+    assert!(
+        lines[1]
+            .starts_with("info string variant mine files 10 ranks 8 pocket 0 template spartan "),
+        "{lines:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Variant files named in `AMALGAM_VARIANT_PATH` are loaded at start-up; a
+/// bad one is an error naming the variable.
+#[test]
+fn variant_files_from_the_environment() {
+    let dir = std::env::temp_dir().join(format!("amalgam-env-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let good = dir.join("good.ini");
+    std::fs::write(&good, "[mine:chess]\nknight = n:NW\n").expect("write");
+    let other = dir.join("other.ini");
+    std::fs::write(&other, "[yours:chess]\n").expect("write");
+    let bad = dir.join("bad.ini");
+    std::fs::write(&bad, "[chess]\nqueen = q:QQQ(\n").expect("write");
+    let run = |path: std::ffi::OsString| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+            .env("AMALGAM_VARIANT_PATH", path)
+            .arg("variants")
+            .output()
+            .expect("amalgam runs")
+    };
+    let both = std::env::join_paths([&good, &other]).expect("paths");
+    let out = run(both);
+    assert!(out.status.success());
+    let names = String::from_utf8_lossy(&out.stdout);
+    assert!(names.lines().any(|l| l == "mine") && names.lines().any(|l| l == "yours"));
+    let out = run(bad.clone().into_os_string());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("AMALGAM_VARIANT_PATH: "));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -33,6 +33,19 @@ fn parse_option(line: &str) -> Option<(String, Vec<String>)> {
     Some((name.trim().to_string(), vars))
 }
 
+/// Send `uci` and read the engine's options up to `uciok`.
+fn read_options(proc: &mut EngineProcess) -> Result<Vec<(String, Vec<String>)>, WaitError> {
+    proc.send("uci")?;
+    let mut options = Vec::new();
+    proc.wait_for(HANDSHAKE, |l| {
+        if let Some(o) = parse_option(l) {
+            options.push(o);
+        }
+        l == "uciok"
+    })?;
+    Ok(options)
+}
+
 impl UciPlayer {
     /// Start the engine, check that it plays `variant`, set its options.
     pub fn start(
@@ -45,15 +58,17 @@ impl UciPlayer {
             WaitError::Timeout => format!("'{}' did not answer uciok", launch.command),
             WaitError::Exited => format!("'{}' exited during the UCI handshake", launch.command),
         };
-        proc.send("uci").map_err(fail)?;
-        let mut engine_options = Vec::new();
-        proc.wait_for(HANDSHAKE, |l| {
-            if let Some(o) = parse_option(l) {
-                engine_options.push(o);
+        let mut engine_options = read_options(&mut proc).map_err(fail)?;
+        // Options may change what the engine plays (Fairy-Stockfish's
+        // `VariantPath` adds the file's variants), so they go first and the
+        // list is read again.
+        if !options.is_empty() {
+            for (k, v) in options {
+                proc.send(&format!("setoption name {k} value {v}"))
+                    .map_err(fail)?;
             }
-            l == "uciok"
-        })
-        .map_err(fail)?;
+            engine_options = read_options(&mut proc).map_err(fail)?;
+        }
         let variant_option = engine_options.iter().find(|o| o.0 == "UCI_Variant");
         // The orthodox game needs no variant option: that is what UCI plays.
         let orthodox = variant.xboard.name == "normal";
@@ -73,10 +88,6 @@ impl UciPlayer {
                 ));
             }
             _ => {}
-        }
-        for (k, v) in options {
-            proc.send(&format!("setoption name {k} value {v}"))
-                .map_err(fail)?;
         }
         if variant_option.is_some() {
             proc.send(&format!(

@@ -93,6 +93,25 @@ fn needs_engine(line: &str) -> bool {
     )
 }
 
+/// What a GUI that does not know the variant needs to draw it, in
+/// Fairy-Stockfish's form: `info string variant NAME files F ranks R pocket 0
+/// template PARENT startpos FEN`. None for a variant GUIs know (no piece
+/// table of its own).
+fn variant_line(v: &crate::variant::Variant) -> Option<String> {
+    if v.xboard.piece_table.is_empty() {
+        return None;
+    }
+    let template = if v.xboard.parent.is_empty() {
+        "fairy"
+    } else {
+        v.xboard.parent.as_str()
+    };
+    Some(format!(
+        "info string variant {} files {} ranks {} pocket 0 template {template} startpos {}",
+        v.name, v.files, v.ranks, v.start_fen
+    ))
+}
+
 /// A count from outside as a u32: the largest one when it does not fit.
 fn saturate_u32(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -139,6 +158,20 @@ impl Uci {
             "go" => {
                 self.wait();
                 if let Err(e) = self.go(&words[1..]) {
+                    say(&format!("info string error: {e}"));
+                }
+                return true;
+            }
+            // Fairy-Stockfish's command for a variant file: as `VariantPath`.
+            "load" => {
+                self.wait();
+                let path = line.trim_start()[cmd.len()..].trim();
+                let result = if path.is_empty() {
+                    Err("load needs a file".to_string())
+                } else {
+                    self.set_option("VariantPath", path)
+                };
+                if let Err(e) = result {
                     say(&format!("info string error: {e}"));
                 }
                 return true;
@@ -231,7 +264,12 @@ impl Uci {
                 drop(e);
                 self.overhead = n;
             }
-            "uci_variant" => e.set_variant(value.trim())?,
+            "uci_variant" => {
+                e.set_variant(value.trim())?;
+                if let Some(line) = variant_line(e.variant()) {
+                    say(&line);
+                }
+            }
             "pairpromotion" => match value.trim() {
                 "true" => e.set_pair_promotion(true)?,
                 "false" => e.set_pair_promotion(false)?,

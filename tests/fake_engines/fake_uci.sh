@@ -4,14 +4,34 @@
 #   illegal  answers with a1a8, which is never legal in the start position
 #   crash    exits
 #   hang     never answers (not even `stop`)
+#   variant-path  lists `compound` among its UCI_Variant values only on a
+#            `uci` after `setoption name VariantPath` (as Fairy-Stockfish
+#            does after loading a variant file), and then moves as `illegal`
 mode=$1
-while read -r cmd _; do
+loaded=
+while read -r cmd rest; do
     case "$cmd" in
-        uci) echo "id name fake-$mode"; echo "uciok" ;;
+        uci)
+            echo "id name fake-$mode"
+            if [ "$mode" = variant-path ]; then
+                echo "option name VariantPath type string default <empty>"
+                if [ -n "$loaded" ]; then
+                    echo "option name UCI_Variant type combo default chess var chess var compound"
+                else
+                    echo "option name UCI_Variant type combo default chess var chess"
+                fi
+            fi
+            echo "uciok"
+            ;;
+        setoption)
+            case "$rest" in
+                "name VariantPath value "*) loaded=1 ;;
+            esac
+            ;;
         isready) echo "readyok" ;;
         go)
             case "$mode" in
-                illegal) echo "info depth 1 score cp 0"; echo "bestmove a1a8" ;;
+                illegal | variant-path) echo "info depth 1 score cp 0"; echo "bestmove a1a8" ;;
                 crash) exit 3 ;;
                 hang) ;;
             esac
