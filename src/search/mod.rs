@@ -16,6 +16,7 @@ use crate::movegen::{
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
 use crate::variant::CodeMask;
 use arrayvec::ArrayVec;
+use see::see_ge;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -31,6 +32,22 @@ const INFINITE: i32 = MATE + 1;
 const EVAL_CACHE_SIZE: usize = 1 << 16;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 120;
+/// History scores stay within plus and minus this (see [`update_history`]).
+const HISTORY_MAX: i32 = 16_384;
+/// The static evaluation of a node in check, which has none.
+const NO_EVAL: i32 = i32::MIN / 2;
+
+/// A history bonus (or, negated, a malus) for a move searched at `depth`.
+fn history_bonus(depth: i32) -> i32 {
+    (16 * depth * depth + 32 * depth).min(1_500)
+}
+
+/// Move a history score toward the bonus's sign, the less the nearer it is
+/// to the bound ("gravity"): scores never leave the bounds, and old
+/// evidence fades as new arrives.
+fn update_history(entry: &mut i32, bonus: i32) {
+    *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+}
 
 /// A reported score: centipawns, or mate in moves (negative: being mated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +167,17 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// The score a table entry proves for the window, if it proves one.
+fn tt_cutoff(e: &tt::TtEntry, alpha: i32, beta: i32, ply: usize) -> Option<i32> {
+    let s = from_tt(e.score, ply);
+    let cut = match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
+}
+
 struct RootMove {
     mv: Move,
     score: i32,
@@ -181,6 +209,11 @@ struct Worker<'a> {
     killers: Vec<[Move; 2]>,
     /// Quiet-move history by (cell code of the mover, destination).
     history: Vec<i32>,
+    /// The quiet move that last refuted a move, by (cell code of the man
+    /// that move left on its destination, destination).
+    counters: Vec<Move>,
+    /// Static evaluation at each ply of the current line (`NO_EVAL` in check).
+    evals: Vec<i32>,
     pv: Vec<Vec<Move>>,
     values: Vec<i32>,
     aborted: bool,
@@ -212,6 +245,8 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
             history: vec![0; codes * BOARD_CELLS],
+            counters: vec![Move::NONE; codes * BOARD_CELLS],
+            evals: vec![NO_EVAL; MAX_PLY + 2],
             pv: vec![Vec::new(); MAX_PLY + 2],
             values,
             aborted: false,
@@ -321,6 +356,29 @@ impl<'a> Worker<'a> {
         None
     }
 
+    /// Index of a move of the side to move in the history table.
+    fn history_index(&self, m: Move) -> usize {
+        Cell::piece(m.part(), self.pos.side_to_move()).0 as usize * BOARD_CELLS + m.to().index()
+    }
+
+    /// Index of the move just made (none after a null move or at the root
+    /// position) in the counter-move table.
+    fn counter_index(&self) -> Option<usize> {
+        let last = self.pos.history.last()?.mv;
+        (last != Move::NONE)
+            .then(|| self.pos.cell(last.to()).0 as usize * BOARD_CELLS + last.to().index())
+    }
+
+    /// Whether the side to move's position is better than two plies before
+    /// (or four, when that node was in check; yes when neither is known).
+    fn improving(&self, ply: usize, eval: i32) -> bool {
+        [2, 4]
+            .iter()
+            .filter_map(|&back| ply.checked_sub(back).map(|p| self.evals[p]))
+            .find(|&e| e != NO_EVAL)
+            .is_none_or(|e| eval > e)
+    }
+
     /// Cell codes of the opponent's men worth at least `need`.
     fn victims_worth(&self, need: i32) -> CodeMask {
         let them = self.pos.side_to_move().flip() as u32;
@@ -334,28 +392,39 @@ impl<'a> Worker<'a> {
     }
 
     /// Ordering scores for the moves of a node.
+    /// Ordering scores for the moves of a node: captures that do not lose
+    /// material by most valuable victim, then promotions, killers, the
+    /// counter move, quiet moves by history, and last (with `sort_losers`)
+    /// the captures that lose material.
     fn score_moves(
         &self,
         list: &MoveList,
-        tt_move: Move,
         ply: usize,
+        sort_losers: bool,
         scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>,
     ) {
         scores.clear();
-        let us = self.pos.side_to_move();
+        let counter = self
+            .counter_index()
+            .map_or(Move::NONE, |k| self.counters[k]);
         for &m in list.iter() {
-            let s = if m == tt_move {
-                2_000_000
-            } else if let Some(victim) = self.capture_value(m) {
-                1_000_000 + victim * 16 - self.values[m.part().index()] / 16
+            let s = if let Some(victim) = self.capture_value(m) {
+                let mvv = victim * 16 - self.values[m.part().index()] / 16;
+                if sort_losers && !see_ge(&self.pos, m, 0) {
+                    -1_000_000 + mvv
+                } else {
+                    1_000_000 + mvv
+                }
             } else if matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion) {
                 900_000 + self.values[m.result().index()]
             } else if m == self.killers[ply][0] {
                 800_000
             } else if m == self.killers[ply][1] {
                 790_000
+            } else if m == counter {
+                780_000
             } else {
-                self.history[Cell::piece(m.part(), us).0 as usize * BOARD_CELLS + m.to().index()]
+                self.history[self.history_index(m)]
             };
             let _ = scores.try_push(s);
         }
@@ -394,6 +463,15 @@ impl<'a> Worker<'a> {
     fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, in_check: Option<bool>) -> i32 {
         if let Some(score) = self.enter_node(ply) {
             return score;
+        }
+        // Every entry is at least as deep as the quiescence search.
+        if let Some(s) = self
+            .shared
+            .tt
+            .probe(self.pos.hash())
+            .and_then(|e| tt_cutoff(&e, alpha, beta, ply))
+        {
+            return s;
         }
         let in_check = in_check.unwrap_or_else(|| self.pos.in_check());
         let mut list = MoveList::new();
@@ -436,10 +514,14 @@ impl<'a> Worker<'a> {
             list.truncate(keep);
         }
         let mut scores = ArrayVec::new();
-        self.score_moves(&list, Move::NONE, ply, &mut scores);
+        self.score_moves(&list, ply, false, &mut scores);
         for i in 0..list.len() {
             Self::pick(&mut list, &mut scores, i);
             let m = list[i];
+            // Out of check, captures that lose material are not searched.
+            if !in_check && !see_ge(&self.pos, m, 0) {
+                continue;
+            }
             if !in_check
                 && needs_test(&self.pos, m)
                 && !leaves_king_safe_unchecked(&mut self.pos, m)
@@ -507,21 +589,19 @@ impl<'a> Worker<'a> {
         if let Some(e) = entry
             && !pv_node
             && e.depth >= depth
+            && let Some(s) = tt_cutoff(&e, alpha, beta, ply)
         {
-            let s = from_tt(e.score, ply);
-            let cut = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
-                return s;
-            }
+            return s;
         }
+        let eval = if in_check { NO_EVAL } else { self.evaluate() };
+        self.evals[ply] = eval;
+        let improving = !in_check && self.improving(ply, eval);
         if !pv_node && !in_check && ply > 0 {
-            let eval = self.evaluate();
             // Reverse futility: far above beta near the leaves.
-            if depth <= 6 && eval - 90 * depth >= beta && beta.abs() < MATE_BOUND {
+            if depth <= 6
+                && eval - 90 * (depth - improving as i32) >= beta
+                && beta.abs() < MATE_BOUND
+            {
                 return eval;
             }
             // Null move, not where zugzwang is likely.
@@ -567,7 +647,7 @@ impl<'a> Worker<'a> {
                     {
                         list.remove(k);
                     }
-                    self.score_moves(&list, Move::NONE, ply, &mut scores);
+                    self.score_moves(&list, ply, true, &mut scores);
                 }
                 if next >= list.len() {
                     break;
@@ -586,21 +666,32 @@ impl<'a> Worker<'a> {
                 }
                 m
             };
-            let quiet = self.capture_value(m).is_none()
-                && !matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
-            // Late-move pruning of quiet moves near the leaves. Checking
-            // moves are neither pruned nor reduced; whether a move checks is
-            // found here without making it.
-            if !pv_node
-                && !in_check
-                && quiet
-                && depth <= 3
-                && i >= 4 + (depth * depth) as usize
-                && best > -MATE_BOUND
-                && !gives_check(&mut self.pos, m)
-            {
-                i += 1;
-                continue;
+            let promotion = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
+            let quiet = self.capture_value(m).is_none() && !promotion;
+            // Pruning near the leaves, once a move has been searched.
+            // Quiet moves: late ones (late-move pruning), those that cannot
+            // bring the static evaluation near alpha (futility) and those
+            // that lose the man (exchange evaluation); checking moves are
+            // spared, found here without making the move. Captures: those
+            // that lose more than a depth-scaled margin.
+            if !pv_node && !in_check && best > -MATE_BOUND && depth <= 6 {
+                let prune = if quiet {
+                    let late = if improving {
+                        4 + depth * depth
+                    } else {
+                        (4 + depth * depth) / 2
+                    };
+                    (depth <= 5 && i as i32 >= late
+                        || eval + 100 + 90 * depth <= alpha
+                        || !see_ge(&self.pos, m, -25 * depth * depth))
+                        && !gives_check(&mut self.pos, m)
+                } else {
+                    !promotion && !see_ge(&self.pos, m, -100 * depth)
+                };
+                if prune {
+                    i += 1;
+                    continue;
+                }
             }
             self.pos.make(m);
             let gives_check = quiet && self.pos.in_check();
@@ -621,6 +712,10 @@ impl<'a> Worker<'a> {
                 }
                 if m == self.killers[ply][0] || m == self.killers[ply][1] {
                     r = (r - 1).max(0);
+                }
+                if quiet {
+                    // Moves with a good history are reduced less, bad ones more.
+                    r -= self.history[self.history_index(m)] / 8_192;
                 }
                 let r = r.min(depth - 2).max(0);
                 score = -self.search(-alpha - 1, -alpha, depth - 1 - r, ply + 1, false, true);
@@ -652,14 +747,15 @@ impl<'a> Worker<'a> {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = m;
                             }
-                            let bonus = depth * depth;
-                            let idx =
-                                Cell::piece(m.part(), us).0 as usize * BOARD_CELLS + m.to().index();
-                            self.history[idx] = (self.history[idx] + bonus).min(100_000);
+                            if let Some(k) = self.counter_index() {
+                                self.counters[k] = m;
+                            }
+                            let bonus = history_bonus(depth);
+                            let idx = self.history_index(m);
+                            update_history(&mut self.history[idx], bonus);
                             for &q in &quiets_tried {
-                                let qi = Cell::piece(q.part(), us).0 as usize * BOARD_CELLS
-                                    + q.to().index();
-                                self.history[qi] = (self.history[qi] - bonus).max(-100_000);
+                                let qi = self.history_index(q);
+                                update_history(&mut self.history[qi], -bonus);
                             }
                         }
                         break;
@@ -699,6 +795,7 @@ impl<'a> Worker<'a> {
     ) -> i32 {
         let mut best = -INFINITE;
         let in_check = self.pos.in_check();
+        self.evals[0] = NO_EVAL;
         for i in first..roots.len() {
             let m = roots[i].mv;
             self.pos.make(m);
