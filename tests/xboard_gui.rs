@@ -1,7 +1,8 @@
 //! The real client: headless XBoard 4.9.1 matches (under xvfb-run) of the
 //! engine against Fairy-Max in Team-Mate and against itself in Combination
 //! and Compound. Fails on any forfeit, illegal move, crash, or a game without
-//! a proper result, read from XBoard's PGN and debug log. Needs `xboard`,
+//! a proper result, read from XBoard's PGN and debug log, and on a PGN that
+//! `amalgam pgn check` refuses. Needs `xboard`,
 //! `xvfb-run` and `fairymax` installed, so it runs only when asked:
 //! `cargo test --release --test xboard_gui -- --ignored`.
 
@@ -122,6 +123,18 @@ fn check(m: &Match) -> Vec<String> {
         {
             problems.push(format!("game {}: {why}}}", i + 1));
         }
+    }
+    // The engine reads back what the GUI saved.
+    let checked = Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(["pgn", "check"])
+        .arg(m.dir.join("match.pgn"))
+        .output()
+        .expect("pgn check runs");
+    if !checked.status.success() {
+        problems.push(format!(
+            "pgn check: {}",
+            String::from_utf8_lossy(&checked.stdout).trim()
+        ));
     }
     for line in log.lines() {
         let engine_says = line.contains("<first :") || line.contains("<second:");

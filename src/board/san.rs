@@ -6,7 +6,7 @@
 
 use super::notation::MoveError;
 use super::position::Position;
-use crate::types::{Move, MoveKind};
+use crate::types::{Move, MoveKind, Square};
 
 impl Position {
     /// SAN of a legal move, without check marks.
@@ -83,8 +83,22 @@ impl Position {
     }
 
     /// Find the legal move a SAN text names (check marks and annotations are
-    /// ignored; `0-0` is read as `O-O`). Coordinate notation is accepted too.
+    /// ignored; `0-0` is read as `O-O`). Coordinate notation is accepted too,
+    /// and XBoard's forms (see [`Position::parse_san_as_drawn`]) where the
+    /// GUI's board equals this one.
     pub fn parse_san(&mut self, text: &str) -> Result<Move, MoveError> {
+        self.parse_san_as_drawn(text, &|_| None)
+    }
+
+    /// [`Position::parse_san`] for the SAN of a GUI whose board may show
+    /// other men than this one: `drawn(sq)` is the letter the GUI shows on
+    /// `sq` where it differs (XBoard's forms name the man by the letter it
+    /// shows on the origin).
+    pub fn parse_san_as_drawn(
+        &mut self,
+        text: &str,
+        drawn: &dyn Fn(Square) -> Option<char>,
+    ) -> Result<Move, MoveError> {
         let t = text
             .trim()
             .trim_end_matches(['+', '#', '!', '?'])
@@ -97,20 +111,102 @@ impl Position {
                 .to_string()
         };
         if t.is_empty()
-            || t.len() > 12
+            || t.len() > 16
             || !t
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '=' || c == '-')
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '=' | '-' | '/'))
         {
             return Err(MoveError::Malformed(text.trim().to_string()));
         }
         let legal = self.legal_moves();
+        // The engine's own SAN names the moving man by its own letter, which
+        // only means the same where the GUI shows that man.
         for &m in legal.iter() {
-            if self.san_body(m, &legal) == t {
+            if drawn(m.from()).is_none() && self.san_body(m, &legal) == t {
                 return Ok(m);
             }
         }
-        self.parse_move(&t)
+        let gui: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|&m| self.gui_san_forms(m, drawn).contains(&t))
+            .collect();
+        match gui.as_slice() {
+            [m] => Ok(*m),
+            [_, _, ..] => Err(MoveError::Illegal(format!("{t} (ambiguous)"))),
+            [] => self.parse_move(&t),
+        }
+    }
+
+    /// The ways XBoard writes a legal move in its PGN (its `CoordsToAlgebraic`
+    /// and multi-leg suffix): the letter of the man on the origin (a stack's
+    /// own letter, a pawn type's letter when it is not in the GUI's Pawn
+    /// slot), any origin part, `x` when the destination holds a man of
+    /// either colour, the destination, then `=X` for a promotion or `/X` for
+    /// the man a partial move leaves behind (S-Chess gating). A merge also
+    /// in its two legs (`Bc1xd1-c1c`: the target's letter and square, the
+    /// merging stack's square, the target again, the merged stack's letter),
+    /// en passant in two legs through the victim (`Dxf5-f6`).
+    fn gui_san_forms(&self, m: Move, drawn: &dyn Fn(Square) -> Option<char>) -> Vec<String> {
+        let v = self.variant.clone();
+        let (from, to) = (m.from(), m.to());
+        let here = self.cell(from);
+        if m.kind() == MoveKind::Castle || !here.is_piece() {
+            return Vec::new();
+        }
+        let letter = |sq: Square| {
+            drawn(sq)
+                .unwrap_or_else(|| v.piece(self.cell(sq).kind()).letter)
+                .to_ascii_uppercase()
+        };
+        let origins = |sq: Square| {
+            let name = v.square_name(sq);
+            let file = crate::types::file_char(sq.file()).to_string();
+            let rank = (sq.rank() + 1).to_string();
+            [String::new(), file, rank, name]
+        };
+        let occupied = self.cell(to).is_piece() || m.kind() == MoveKind::EnPassant;
+        let suffix = match m.kind() {
+            MoveKind::Promotion | MoveKind::PairPromotion => {
+                let r = v.piece(m.result()).letter.to_ascii_uppercase();
+                vec![format!("={r}"), format!("/{r}")]
+            }
+            // `=X` where the GUI finds no such move for the letter it shows.
+            _ => match v.remnant(here.kind(), m.part()) {
+                Some(rest) if here.kind() != m.part() => {
+                    let r = v.piece(rest).letter.to_ascii_uppercase();
+                    vec![format!("/{r}"), format!("={r}")]
+                }
+                _ => vec![String::new()],
+            },
+        };
+        let dest = v.square_name(to);
+        let mut forms = Vec::new();
+        for origin in origins(from) {
+            for x in ["", "x"] {
+                if x == "x" && !occupied {
+                    continue;
+                }
+                for suf in &suffix {
+                    forms.push(format!("{}{origin}{x}{dest}{suf}", letter(from)));
+                }
+            }
+        }
+        let whole = here.kind() == m.part();
+        if whole && m.kind() == MoveKind::Normal && self.cell(to).is_color(self.side) {
+            let z = v.piece(m.result()).letter.to_ascii_lowercase();
+            let from_name = v.square_name(from);
+            for origin in origins(to) {
+                forms.push(format!("{}{origin}x{from_name}-{dest}{z}", letter(to)));
+            }
+        }
+        if m.kind() == MoveKind::EnPassant {
+            let victim = v.square_name(Square(self.ep_victim));
+            for origin in origins(from) {
+                forms.push(format!("{}{origin}x{victim}-{dest}", letter(from)));
+            }
+        }
+        forms
     }
 }
 
@@ -177,5 +273,40 @@ mod tests {
         let m = c.parse_move("f5e6").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(c.san(m), "Dxe6+");
         round_trip_all(&mut c);
+    }
+
+    /// XBoard's PGN forms, as its 4.9.1 writes them for these variants.
+    #[test]
+    fn xboard_san() {
+        let read = |variant: &str, fen: &str, gui: &str, engine: &str| {
+            let mut p = pos(variant, fen);
+            let want = p.parse_move(engine).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(p.parse_san(gui), Ok(want), "{gui} in {fen}");
+        };
+        // Merges in two legs: the target's letter first.
+        let merges = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/P3P3/2N2N2/1PPP1PPP/R1BQKB1R w KQkq - 1 5";
+        read("combination", merges, "Bf1xh1-f1e", "h1f1");
+        let black = "r1bqkb1r/ppp1ppp1/2n2n1p/3p4/3P4/P1N2N1P/1PP1PPP1/R1BQKB1R b KQkq - 0 5";
+        read("combination", black, "Qxc6-d8h", "c6d8");
+        // A merge as one plain leg, `x` onto the friendly man.
+        read("combination", black, "Nxd8", "c6d8");
+        // A partial move: the stack's letter, the remnant after `/`.
+        let stack = "r1b1k2r/pppp1ppp/8/8/8/2A5/PPPP1PPP/R3K2R w KQkq - 0 1";
+        read("combination", stack, "Ab5/B", "c3b5n");
+        read("combination", stack, "Ae5/N", "c3e5b");
+        read("combination", stack, "Ab5", "c3b5");
+        // Pawn types outside the GUI's Pawn slot carry their letter.
+        read("team-mate", "startpos", "Pc4", "c2c4");
+        let promo = "4k3/1P6/6B1/3b4/8/8/2p3P1/4K2C w K - 0 1";
+        read("team-mate", promo, "Pb8=U", "b7b8u");
+        read("team-mate", promo, "Pb8=B", "b7b8b");
+        read("compound", "startpos", "Se4", "e2e4");
+        // En passant by a Dragon in two legs.
+        let ep = "4k5/10/10/4Ds4/10/10/10/5K4 w - f6 0 1";
+        read("compound", ep, "Dxf5-f6", "e5f6");
+        // A form that names nothing is still refused.
+        let mut p = pos("combination", stack);
+        assert!(p.parse_san("Ab5/Q").is_err());
+        assert!(p.parse_san("Zz9x").is_err());
     }
 }

@@ -5,6 +5,7 @@
 use super::referee::GameReport;
 use crate::board::Position;
 use crate::game::{Termination, outcome};
+use crate::protocol::xboard::moves::GuiBoard;
 use crate::types::Color;
 use crate::variant::{Variant, VariantSet};
 use std::sync::Arc;
@@ -251,6 +252,9 @@ pub fn check_game(set: &VariantSet, game: &PgnGame) -> Result<usize, String> {
         Some(fen) => Position::from_fen(variant, fen).map_err(|e| format!("bad FEN: {e}"))?,
         None => Position::startpos(variant),
     };
+    // XBoard's PGN names men by the letters its board shows, which differ
+    // from the game's after some moves (see `GuiBoard`).
+    let mut gui = GuiBoard::default();
     for (i, san) in game.moves.iter().enumerate() {
         if let Some((_, t)) = outcome(&mut pos) {
             return Err(format!(
@@ -260,8 +264,9 @@ pub fn check_game(set: &VariantSet, game: &PgnGame) -> Result<usize, String> {
             ));
         }
         let m = pos
-            .parse_san(san)
+            .parse_san_as_drawn(san, &|sq| gui.drawn(sq))
             .map_err(|e| format!("move {} ({san}): {e} in {}", i + 1, pos.to_fen()))?;
+        gui.apply(&pos, m);
         pos.make(m);
     }
     let tag_result = game.tag("Result").unwrap_or("*");

@@ -5,7 +5,7 @@
 //! that stays behind, and an en-passant capture by a man the GUI does not
 //! treat as a pawn as two legs through the victim.
 
-use super::setup::wears_rook_glyph;
+use super::setup::{self, wears_rook_glyph};
 use crate::board::{MoveError, Position};
 use crate::types::{Move, MoveKind, Square};
 
@@ -97,6 +97,87 @@ fn gui_unmoved(pos: &Position, sq: Square) -> bool {
             .find(|&f| rook_glyph(Square::new(f, rank)))
             .is_some_and(|f| f == sq.file())
     })
+}
+
+/// The letters XBoard 4.9.1 shows where its board differs from the game,
+/// kept move by move from the forms of [`to_gui`] (see the README: a partial
+/// move shows the whole stack on its destination, a plain merge the merging
+/// stack, and under `seirawan` a promotion of a man outside the Pawn slot
+/// leaves a copy of the new man on its origin). Its PGN names each man by
+/// the letter it shows, so reading that PGN needs them.
+#[derive(Clone, Debug, Default)]
+pub struct GuiBoard {
+    /// Square index and the letter shown there (upper case).
+    drawn: Vec<(u8, char)>,
+}
+
+impl GuiBoard {
+    /// The letter the GUI shows on `sq` where it differs from the game.
+    pub fn drawn(&self, sq: Square) -> Option<char> {
+        self.drawn.iter().find(|d| d.0 == sq.0).map(|d| d.1)
+    }
+
+    /// Follow a legal move made in `pos` (before it is made).
+    pub fn apply(&mut self, pos: &Position, mv: Move) {
+        let v = pos.variant();
+        let letter = |sq: Square| {
+            let c = pos.cell(sq);
+            self.drawn(sq)
+                .or_else(|| c.is_piece().then(|| v.piece(c.kind()).letter))
+                .map(|l| l.to_ascii_uppercase())
+        };
+        let (from, to) = (mv.from(), mv.to());
+        let mover = letter(from);
+        let result = v.piece(mv.result()).letter.to_ascii_uppercase();
+        let pawn_slot = setup::pawn_glyph(v) == mover;
+        // What the GUI shows afterwards on each square the move touches
+        // (None: empty); squares it shows exactly are left out.
+        let mut shown: Vec<(Square, Option<char>)> = Vec::new();
+        let mut exact: Vec<Square> = vec![from, to];
+        match (mv.kind(), form(pos, mv)) {
+            (MoveKind::Castle, _) => {
+                if let Some(r) = v
+                    .castling
+                    .iter()
+                    .find(|r| r.king_from == from && r.king_to == to)
+                {
+                    exact.extend([r.rook_from, r.rook_to]);
+                }
+            }
+            (_, Form::Merge) => {}
+            (_, Form::EnPassantLegs(victim)) => exact.push(victim),
+            (_, Form::CornerMerge) => shown = vec![(from, None), (to, mover)],
+            (_, Form::Split(rest)) => {
+                shown = vec![(from, Some(rest.to_ascii_uppercase())), (to, mover)];
+            }
+            (MoveKind::Promotion | MoveKind::PairPromotion, _) => {
+                let gated = v.xboard.parent == "seirawan" && !pawn_slot;
+                shown = vec![(from, gated.then_some(result)), (to, Some(result))];
+            }
+            (kind, _) => {
+                if kind == MoveKind::EnPassant {
+                    exact.push(Square::new(to.file(), from.rank()));
+                }
+                shown = vec![(from, None), (to, mover)];
+            }
+        }
+        let mut after = pos.clone();
+        after.make(mv);
+        let game = |sq: Square| {
+            let c = after.cell(sq);
+            c.is_piece()
+                .then(|| v.piece(c.kind()).letter.to_ascii_uppercase())
+        };
+        self.drawn.retain(|d| !exact.iter().any(|s| s.0 == d.0));
+        for (sq, gui) in shown {
+            self.drawn.retain(|d| d.0 != sq.0);
+            if let Some(l) = gui
+                && gui != game(sq)
+            {
+                self.drawn.push((sq.0, l));
+            }
+        }
+    }
 }
 
 /// The legs the engine sends for a move made in `pos`: one `move` command each.
@@ -322,6 +403,65 @@ mod tests {
             &Position::builtin("chess", MERGES),
             Square::new(0, 0)
         ));
+    }
+
+    /// The letters the GUI shows where its board differs from the game.
+    #[test]
+    fn the_gui_board_follows_what_xboard_shows() {
+        let play = |variant: &str, fen: &str, moves: &[&str]| {
+            let mut pos = Position::builtin(variant, fen);
+            let mut gui = GuiBoard::default();
+            for m in moves {
+                let mv = pos.parse_move(m).expect("move");
+                gui.apply(&pos, mv);
+                pos.make(mv);
+            }
+            (pos, gui)
+        };
+        let sq = |name: &str| {
+            Square::new(
+                name.as_bytes()[0] as usize - 97,
+                name[1..].parse::<usize>().expect("rank") - 1,
+            )
+        };
+        // A partial move: the whole stack's letter on the destination, the
+        // remnant shown exactly.
+        let (_, gui) = play("combination", STACKS, &["c3b5n"]);
+        assert_eq!(
+            (gui.drawn(sq("b5")), gui.drawn(sq("c3"))),
+            (Some('A'), None)
+        );
+        // It moves on with the man, and goes when the man is captured.
+        let (_, gui) = play("combination", STACKS, &["c3b5n", "a7a6", "b5d6"]);
+        assert_eq!(
+            (gui.drawn(sq("b5")), gui.drawn(sq("d6"))),
+            (None, Some('A'))
+        );
+        let (_, gui) = play("combination", STACKS, &["c3b5n", "a7a6", "b5d6", "c7d6"]);
+        assert_eq!(gui.drawn(sq("d6")), None);
+        // Whole-stack merges in two legs are exact; a plain one shows the
+        // merging stack.
+        let (_, gui) = play("combination", MERGES, &["c3d1"]);
+        assert_eq!(gui.drawn(sq("d1")), None);
+        let (_, gui) = play("combination", MERGES, &["b3a1"]);
+        assert_eq!(gui.drawn(sq("a1")), Some('N'));
+        // A Team-Mate promotion leaves a copy on its origin; a Brute pair
+        // is exact.
+        let promo = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1";
+        let (_, gui) = play("team-mate", promo, &["a7a8u"]);
+        assert_eq!(
+            (gui.drawn(sq("a7")), gui.drawn(sq("a8"))),
+            (Some('U'), None)
+        );
+        let (_, gui) = play("team-mate", promo, &["a7a8b"]);
+        assert_eq!(gui.drawn(sq("a7")), None);
+        // Compound's promotions are exact.
+        let (_, gui) = play(
+            "compound",
+            "4k5/S9/10/10/10/10/10/5K4 w - - 0 1",
+            &["a7a8q"],
+        );
+        assert_eq!(gui.drawn(sq("a7")), None);
     }
 
     #[test]

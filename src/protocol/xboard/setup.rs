@@ -27,6 +27,11 @@ fn white_half(v: &Variant) -> &str {
         .unwrap_or(t)
 }
 
+/// The letter in the GUI's Pawn slot (none without a piece table).
+pub fn pawn_glyph(v: &Variant) -> Option<char> {
+    white_half(v).chars().next().filter(|&c| c != '.')
+}
+
 /// Whether men with this letter wear the GUI's Rook glyph.
 pub fn wears_rook_glyph(v: &Variant, letter: char) -> bool {
     white_half(v).chars().nth(ROOK_SLOT) == Some(letter.to_ascii_uppercase())
