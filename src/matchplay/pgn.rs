@@ -248,13 +248,29 @@ pub fn check_game(set: &VariantSet, game: &PgnGame) -> Result<usize, String> {
     if game.tag(PAIR_PROMOTION_TAG) == Some("off") {
         variant = Arc::new(variant.without_pair_promotion());
     }
-    let mut pos = match game.tag("FEN") {
+    let start = match game.tag("FEN") {
         Some(fen) => Position::from_fen(variant, fen).map_err(|e| format!("bad FEN: {e}"))?,
         None => Position::startpos(variant),
     };
     // XBoard's PGN names men by the letters its board shows, which differ
-    // from the game's after some moves (see `GuiBoard`).
-    let mut gui = GuiBoard::default();
+    // from the game's after some moves (see `GuiBoard`); the engine's own
+    // PGN by the game's. A game is read the engine's way first.
+    match replay(start.clone(), game, None) {
+        Ok(pos) => check_result(pos, game),
+        Err(own) => match replay(start, game, Some(GuiBoard::default())) {
+            Ok(pos) => check_result(pos, game),
+            Err(_) => Err(own),
+        },
+    }
+}
+
+/// Play a game's moves from `pos`, reading its SAN as the engine writes it
+/// or, with a `GuiBoard`, as XBoard does.
+fn replay(
+    mut pos: Position,
+    game: &PgnGame,
+    mut gui: Option<GuiBoard>,
+) -> Result<Position, String> {
     for (i, san) in game.moves.iter().enumerate() {
         if let Some((_, t)) = outcome(&mut pos) {
             return Err(format!(
@@ -263,12 +279,22 @@ pub fn check_game(set: &VariantSet, game: &PgnGame) -> Result<usize, String> {
                 t.describe()
             ));
         }
-        let m = pos
-            .parse_san_as_drawn(san, &|sq| gui.drawn(sq))
-            .map_err(|e| format!("move {} ({san}): {e} in {}", i + 1, pos.to_fen()))?;
-        gui.apply(&pos, m);
+        let m = match &gui {
+            Some(g) => pos.parse_san_as_drawn(san, &|sq| g.drawn(sq)),
+            None => pos.parse_san(san),
+        }
+        .map_err(|e| format!("move {} ({san}): {e} in {}", i + 1, pos.to_fen()))?;
+        if let Some(g) = gui.as_mut() {
+            g.apply(&pos, m);
+        }
         pos.make(m);
     }
+    Ok(pos)
+}
+
+/// Check that a game's result agrees with the rules where they decide it,
+/// from the position after its last move.
+fn check_result(mut pos: Position, game: &PgnGame) -> Result<usize, String> {
     let tag_result = game.tag("Result").unwrap_or("*");
     let result = game.result.as_deref().unwrap_or("*");
     if tag_result != result {
