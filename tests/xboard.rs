@@ -128,6 +128,46 @@ fn variant_switch_sends_setup_and_piece_lines() {
     same_setup(&reply(&mut s, "variant team-mate"), TEAM_MATE);
 }
 
+/// A GUI that loaded a position sends `variant` and `setboard` at once and
+/// reads the `setup` reply after: the reply carries that position, or the
+/// GUI would reset its board to the start position.
+#[test]
+fn a_setboard_right_after_variant_is_the_setup_position() {
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
+    let burst = |tail: &str| {
+        format!(
+            "new\nvariant combination\nlevel 0 0:03 0.05\npost\nping 1\nforce\n\
+             ping 2\nnew\nvariant combination\nping 3\nforce\n{tail}ping 4\n"
+        )
+    };
+    let setups = |s: &mut Session| -> Vec<String> {
+        s.until("pong 4")
+            .into_iter()
+            .filter(|l| l.starts_with("setup "))
+            .collect()
+    };
+    let mut s = xboard();
+    s.send_bytes(burst(&format!("setboard {fen}\n")).as_bytes());
+    let lines = setups(&mut s);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines.iter().all(|l| l.ends_with(fen)), "{lines:?}");
+    // The engine plays from it too.
+    assert_eq!(reply(&mut s, "usermove g1f3"), Vec::<String>::new());
+    // Without one, the start position; and a move before the setboard
+    // means the setboard comes later in the game.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let mut s = xboard();
+    s.send_bytes(burst("").as_bytes());
+    assert!(setups(&mut s).iter().all(|l| l.ends_with(start)));
+    let mut s = xboard();
+    s.send_bytes(burst(&format!("usermove e2e4\nsetboard {fen}\n")).as_bytes());
+    assert!(setups(&mut s).iter().all(|l| l.ends_with(start)));
+    // A setboard the variant cannot read leaves the start position.
+    let mut s = xboard();
+    s.send_bytes(burst("setboard 8/8/8 w - - 0 1\n").as_bytes());
+    assert!(setups(&mut s).iter().all(|l| l.ends_with(start)));
+}
+
 #[test]
 fn combination_merges_and_splits_in_the_gui_forms() {
     let mut s = xboard();

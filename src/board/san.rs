@@ -87,18 +87,28 @@ impl Position {
     /// and XBoard's forms (see [`Position::parse_san_as_drawn`]) where the
     /// GUI's board equals this one.
     pub fn parse_san(&mut self, text: &str) -> Result<Move, MoveError> {
-        self.parse_san_as_drawn(text, &|_| None)
+        self.read_san(text, None)
     }
 
-    /// [`Position::parse_san`] for the SAN of a GUI whose board may show
-    /// other men than this one: `drawn(sq)` is the letter the GUI shows on
-    /// `sq` where it differs (XBoard's forms name the man by the letter it
-    /// shows on the origin).
+    /// Read the SAN XBoard writes, from a board that may show other men than
+    /// this one: `drawn(sq)` is the letter the GUI shows on `sq` where it
+    /// differs. XBoard names a man by the letter it shows on the origin, so
+    /// the engine's own SAN (the moving part's letter) counts here only for
+    /// castling and the pawn types.
     pub fn parse_san_as_drawn(
         &mut self,
         text: &str,
         drawn: &dyn Fn(Square) -> Option<char>,
     ) -> Result<Move, MoveError> {
+        self.read_san(text, Some(drawn))
+    }
+
+    fn read_san(
+        &mut self,
+        text: &str,
+        gui: Option<&dyn Fn(Square) -> Option<char>>,
+    ) -> Result<Move, MoveError> {
+        let drawn = gui.unwrap_or(&|_| None);
         let t = text
             .trim()
             .trim_end_matches(['+', '#', '!', '?'])
@@ -119,10 +129,11 @@ impl Position {
             return Err(MoveError::Malformed(text.trim().to_string()));
         }
         let legal = self.legal_moves();
-        // The engine's own SAN names the moving man by its own letter, which
-        // only means the same where the GUI shows that man.
+        let v = self.variant.clone();
         for &m in legal.iter() {
-            if drawn(m.from()).is_none() && self.san_body(m, &legal) == t {
+            let same_in_gui = m.kind() == MoveKind::Castle
+                || (drawn(m.from()).is_none() && v.promotion_pawns & m.part().bit() != 0);
+            if (gui.is_none() || same_in_gui) && self.san_body(m, &legal) == t {
                 return Ok(m);
             }
         }
@@ -131,10 +142,18 @@ impl Position {
             .copied()
             .filter(|&m| self.gui_san_forms(m, drawn).contains(&t))
             .collect();
-        match gui.as_slice() {
-            [m] => Ok(*m),
-            [_, _, ..] => Err(MoveError::Illegal(format!("{t} (ambiguous)"))),
-            [] => self.parse_move(&t),
+        // Where the GUI shows a man as another, XBoard writes a move of it
+        // in full unless it is a move of the man shown; so between two
+        // readings, the man shown as itself is meant.
+        let as_itself: Vec<Move> = gui
+            .iter()
+            .copied()
+            .filter(|m| drawn(m.from()).is_none())
+            .collect();
+        match (gui.as_slice(), as_itself.as_slice()) {
+            ([m], _) | ([_, _, ..], [m]) => Ok(*m),
+            ([_, _, ..], _) => Err(MoveError::Illegal(format!("{t} (ambiguous)"))),
+            ([], _) => self.parse_move(&t),
         }
     }
 

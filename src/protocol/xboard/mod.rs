@@ -40,6 +40,49 @@ struct Xboard {
     variants: VariantSet,
     variant: Arc<Variant>,
     pair_promotion: bool,
+    /// The position of a `setboard` that follows a `variant` in the input
+    /// already read (see [`setboard_ahead`]).
+    setboard_ahead: Option<String>,
+}
+
+/// How long input is read ahead after a `variant` command.
+const READ_AHEAD: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// Read the lines that arrive within [`READ_AHEAD`] of each other into the
+/// queue.
+fn read_ahead(rx: &Receiver<Input>, queue: &mut VecDeque<Input>) {
+    while let Ok(input) = rx.recv_timeout(READ_AHEAD) {
+        queue.push_back(input);
+    }
+}
+
+/// The FEN of the first `setboard` in the queue before anything that starts
+/// play or changes the variant to another one. The GUI sends `variant` and,
+/// for a position it loaded, `setboard` at once, then reads the engine's
+/// `setup` reply; that reply sets its board, so it must hold this position.
+fn setboard_ahead(queue: &VecDeque<Input>, variant: &str) -> Option<String> {
+    for input in queue {
+        let Input::Line(line) = input else { continue };
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("setboard") => return Some(words.collect::<Vec<_>>().join(" ")),
+            Some("variant") if words.next() == Some(variant) => {}
+            Some(
+                "variant" | "go" | "usermove" | "playother" | "analyze" | "edit" | "white"
+                | "black",
+            ) => return None,
+            // A move without `usermove`.
+            Some(w)
+                if w.starts_with(|c: char| c.is_ascii_lowercase())
+                    && w.len() >= 4
+                    && w.chars().any(|c| c.is_ascii_digit()) =>
+            {
+                return None;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn say(s: &str) {
@@ -60,17 +103,30 @@ pub fn run(engine: Engine, rx: Receiver<Input>) {
         variants,
         variant,
         pair_promotion,
+        setboard_ahead: None,
     };
     // Lines wait in `queue` behind a command that waits for our move (see
     // [`waits_for_move`]), so that they take effect in the order they came,
     // while input is still read: `quit`, `?` and `.` act at once, and a
     // command that would end the search anyway ends it now.
-    let mut queue: VecDeque<String> = VecDeque::new();
+    let mut queue: VecDeque<Input> = VecDeque::new();
     'session: loop {
-        while let Some(line) = queue.pop_front() {
+        while let Some(input) = queue.pop_front() {
+            let line = match input {
+                Input::Line(line) => line,
+                Input::Bad { reason, text } => {
+                    say(&format!("Error ({reason}): {text}"));
+                    continue;
+                }
+            };
             if xb.thinking() && waits_for_move(&line) {
-                queue.push_front(line);
+                queue.push_front(Input::Line(line));
                 break;
+            }
+            let mut words = line.split_whitespace();
+            if words.next() == Some("variant") {
+                read_ahead(&rx, &mut queue);
+                xb.setboard_ahead = words.next().and_then(|name| setboard_ahead(&queue, name));
             }
             if !xb.command(line.trim()) {
                 break 'session;
@@ -94,7 +150,7 @@ pub fn run(engine: Engine, rx: Receiver<Input>) {
             Some(cmd) if !queue.is_empty() && ends_search(cmd) => xb.abort(),
             _ => {}
         }
-        queue.push_back(line);
+        queue.push_back(Input::Line(line));
     }
     xb.abort();
 }
@@ -416,10 +472,16 @@ impl Xboard {
         };
         let found = self.find_variant(name).ok_or("unknown variant")?;
         self.abort();
+        let ahead = self.setboard_ahead.take();
         let lines = {
             let mut e = self.engine();
             e.set_variant(&found)?;
-            setup::setup_lines(e.variant())
+            let v = e.variant().clone();
+            // A position that parses; else the start position.
+            let fen = ahead
+                .map(|f| setup::fill_castling(&v, &f))
+                .filter(|f| Position::from_fen(v.clone(), f).is_ok());
+            setup::setup_lines(&v, fen.as_deref())
         };
         self.mirror();
         for l in lines {

@@ -37,9 +37,10 @@ pub fn wears_rook_glyph(v: &Variant, letter: char) -> bool {
     white_half(v).chars().nth(ROOK_SLOT) == Some(letter.to_ascii_uppercase())
 }
 
-/// `setup` and `piece` lines for a variant; none for a variant the GUI knows
-/// (no piece table in the ini).
-pub fn setup_lines(v: &Variant) -> Vec<String> {
+/// `setup` and `piece` lines for a variant, with `fen` (else the start
+/// position) as the GUI's initial position; none for a variant the GUI
+/// knows (no piece table in the ini).
+pub fn setup_lines(v: &Variant, fen: Option<&str>) -> Vec<String> {
     let table = &v.xboard.piece_table;
     if table.is_empty() {
         return Vec::new();
@@ -51,7 +52,9 @@ pub fn setup_lines(v: &Variant) -> Vec<String> {
     };
     let mut lines = vec![format!(
         "setup ({table}) {}x{}+0_{parent} {}",
-        v.files, v.ranks, v.start_fen
+        v.files,
+        v.ranks,
+        fen.unwrap_or(&v.start_fen)
     )];
     let half: Vec<char> = white_half(v).chars().collect();
     for p in &v.pieces {
@@ -166,7 +169,7 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let v = set.compile("wide").expect("variant");
         assert_eq!(white_half(&v), "PNBRQ\u{e9}");
-        assert!(setup_lines(&v)[0].starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy "));
+        assert!(setup_lines(&v, None)[0].starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy "));
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
         assert_eq!(fill_castling(&v, start), start);
     }
@@ -191,6 +194,6 @@ mod tests {
         assert_eq!(claim(&mut rule).as_deref(), Some("1/2-1/2 {64-move rule}"));
         let mut open = Position::startpos(variant("compound"));
         assert_eq!(claim(&mut open), None);
-        assert!(setup_lines(&variant("chess")).is_empty());
+        assert!(setup_lines(&variant("chess"), None).is_empty());
     }
 }
