@@ -214,6 +214,11 @@ struct Worker<'a> {
     counters: Vec<Move>,
     /// Static evaluation at each ply of the current line (`NO_EVAL` in check).
     evals: Vec<i32>,
+    /// The move a node at each ply leaves out (the table move, while its
+    /// singularity is tested), or none.
+    excluded: Vec<Move>,
+    /// The depth of the current iteration.
+    root_depth: i32,
     pv: Vec<Vec<Move>>,
     values: Vec<i32>,
     aborted: bool,
@@ -247,6 +252,8 @@ impl<'a> Worker<'a> {
             history: vec![0; codes * BOARD_CELLS],
             counters: vec![Move::NONE; codes * BOARD_CELLS],
             evals: vec![NO_EVAL; MAX_PLY + 2],
+            excluded: vec![Move::NONE; MAX_PLY + 2],
+            root_depth: 0,
             pv: vec![Vec::new(); MAX_PLY + 2],
             values,
             aborted: false,
@@ -586,17 +593,27 @@ impl<'a> Worker<'a> {
         let hash = self.pos.hash();
         let entry = self.shared.tt.probe(hash);
         let tt_move = entry.map_or(Move::NONE, |e| e.mv);
+        // A search that leaves a move out neither takes the entry's score
+        // (it is about all the moves) nor stores its own.
+        let excluded = self.excluded[ply];
         if let Some(e) = entry
             && !pv_node
+            && excluded == Move::NONE
             && e.depth >= depth
             && let Some(s) = tt_cutoff(&e, alpha, beta, ply)
         {
             return s;
         }
+        // Internal iterative reduction: without a table move the first moves
+        // tried are guesses, so the node is searched a ply shallower (its
+        // entry then gives the next visit a move).
+        if depth >= 4 && tt_move == Move::NONE {
+            depth -= 1;
+        }
         let eval = if in_check { NO_EVAL } else { self.evaluate() };
         self.evals[ply] = eval;
         let improving = !in_check && self.improving(ply, eval);
-        if !pv_node && !in_check && ply > 0 {
+        if !pv_node && !in_check && ply > 0 && excluded == Move::NONE {
             // Reverse futility: far above beta near the leaves.
             if depth <= 6
                 && eval - 90 * (depth - improving as i32) >= beta
@@ -621,7 +638,41 @@ impl<'a> Worker<'a> {
         let mut list = MoveList::new();
         let mut scores = ArrayVec::new();
         // The table's move is tried before the others are generated.
-        let mut tt_pending = is_legal(&mut self.pos, tt_move, in_check);
+        let mut tt_pending = excluded == Move::NONE && is_legal(&mut self.pos, tt_move, in_check);
+        // Singular extension: when every other move falls well short of the
+        // table move's score in a reduced search, the table move is the
+        // only good one and is searched a ply deeper. When even without it
+        // the node fails high, several moves refute the line (multi-cut).
+        let mut tt_extension = 0;
+        if let Some(e) = entry
+            && tt_pending
+            && ply > 0
+            && depth >= 6
+            && ply < 2 * self.root_depth as usize
+            && e.depth >= depth - 3
+            && e.bound != Bound::Upper
+            && e.score.abs() < MATE_BOUND
+        {
+            let singular_beta = e.score - 2 * depth;
+            self.excluded[ply] = tt_move;
+            let v = self.search(
+                singular_beta - 1,
+                singular_beta,
+                (depth - 1) / 2,
+                ply,
+                false,
+                false,
+            );
+            self.excluded[ply] = Move::NONE;
+            if self.aborted {
+                return 0;
+            }
+            if v < singular_beta {
+                tt_extension = 1;
+            } else if !pv_node && singular_beta >= beta {
+                return singular_beta;
+            }
+        }
         let mut generated = false;
         let mut next = 0;
         let us = self.pos.side_to_move();
@@ -642,7 +693,7 @@ impl<'a> Worker<'a> {
                     if list.is_empty() {
                         return self.no_moves_value(in_check, ply);
                     }
-                    if i > 0
+                    if (i > 0 || excluded != Move::NONE)
                         && let Some(k) = list.iter().position(|&x| x == tt_move)
                     {
                         list.remove(k);
@@ -700,7 +751,8 @@ impl<'a> Worker<'a> {
             }
             let mut score;
             if i == 0 {
-                score = -self.search(-beta, -alpha, depth - 1, ply + 1, pv_node, true);
+                let extension = if m == tt_move { tt_extension } else { 0 };
+                score = -self.search(-beta, -alpha, depth - 1 + extension, ply + 1, pv_node, true);
             } else {
                 let mut r = if quiet && !in_check && !gives_check {
                     reduction(depth, i + 1)
@@ -767,6 +819,10 @@ impl<'a> Worker<'a> {
             }
             i += 1;
         }
+        if best == -INFINITE && excluded != Move::NONE {
+            // The left-out move was the only one.
+            return alpha;
+        }
         if i == 0 && best == -INFINITE {
             // Every generated move was an illegal king move.
             return self.no_moves_value(in_check, ply);
@@ -778,9 +834,11 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.shared
-            .tt
-            .store(hash, best_move, to_tt(best, ply), depth, bound);
+        if excluded == Move::NONE {
+            self.shared
+                .tt
+                .store(hash, best_move, to_tt(best, ply), depth, bound);
+        }
         best
     }
 
@@ -796,6 +854,7 @@ impl<'a> Worker<'a> {
         let mut best = -INFINITE;
         let in_check = self.pos.in_check();
         self.evals[0] = NO_EVAL;
+        self.root_depth = depth;
         for i in first..roots.len() {
             let m = roots[i].mv;
             self.pos.make(m);
@@ -932,6 +991,10 @@ pub fn search(
         let mut w = Worker::new(pos.clone(), &shared, true);
         let mut roots = RootMove::list(&legal);
         let mut prev = 0;
+        // Iterations in a row that kept the best move, and the best move
+        // and score of the last one (for the soft limit's scale).
+        let mut stable = 0u32;
+        let mut last: Option<(Move, i32)> = None;
         for depth in 1..=max_depth {
             w.seldepth = 0;
             w.finish_iteration = depth == 1;
@@ -1013,8 +1076,15 @@ pub fn search(
                 {
                     break;
                 }
+                let (best, score) = (roots[0].mv, roots[0].score);
+                let drop = last.map_or(0, |(_, s)| s.saturating_sub(score));
+                stable = match last {
+                    Some((m, _)) if m == best => stable + 1,
+                    _ => 0,
+                };
+                last = Some((best, score));
                 if let Some(soft) = budget.soft
-                    && shared.start.elapsed() >= soft.mul_f64(0.6)
+                    && shared.start.elapsed() >= soft.mul_f64(time::soft_scale(stable, drop))
                 {
                     break;
                 }

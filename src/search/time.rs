@@ -81,9 +81,35 @@ impl Limits {
     }
 }
 
+/// The share of the soft limit within which a new iteration may start,
+/// from how many iterations in a row have kept the best move and how many
+/// centipawns the score fell in the last one: a best move that keeps
+/// changing, or a falling score, earns more time; a settled one less.
+pub fn soft_scale(stable_iterations: u32, score_drop: i32) -> f64 {
+    let stability = 1.3 - 0.1 * stable_iterations.min(5) as f64;
+    let falling = match score_drop {
+        d if d >= 50 => 1.4,
+        d if d >= 20 => 1.2,
+        _ => 1.0,
+    };
+    0.6 * stability * falling
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unsettled_searches_get_more_time() {
+        assert!(soft_scale(0, 0) > soft_scale(1, 0));
+        assert!(soft_scale(1, 0) > soft_scale(5, 0));
+        assert_eq!(soft_scale(5, 0), soft_scale(50, 0));
+        assert!(soft_scale(3, 60) > soft_scale(3, 25));
+        assert!(soft_scale(3, 25) > soft_scale(3, 0));
+        assert_eq!(soft_scale(3, -100), soft_scale(3, 0));
+        // Never past the hard limit's usual four soft limits.
+        assert!(soft_scale(0, 1000) < 4.0);
+    }
 
     #[test]
     fn budgets() {
