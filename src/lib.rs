@@ -9,6 +9,7 @@ pub mod eval;
 pub mod game;
 pub mod matchplay;
 pub mod movegen;
+pub mod openings;
 pub mod output;
 pub mod perft;
 pub mod protocol;

@@ -14,6 +14,8 @@ const USAGE: &str = "usage:
   go VARIANT FEN|startpos [--depth D | --movetime MS | --nodes N] [--threads T] [--multipv K]
   epd FILE [--variant V] [--movetime MS] [--threads T]
   selfplay VARIANT --games N (--nodes K | --depth D | --movetime MS) [--pgn FILE] [--seed S]
+  openings VARIANT --count N [--plies P] [--max-score CP] [--seed S] [--nodes K] --out FILE
+                         an opening suite: distinct positions after random plies, within CP
   match --engine name=N cmd=C proto=uci|xboard [option.X=V ...] --engine ... [--tc 10+0.1] ...
                          engine-versus-engine match (`amalgam match --help` for every option)
   pgn check FILE         replay every game of a PGN file with the rules and verify it
@@ -91,6 +93,7 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
         "go" => go_command(set, args),
         "epd" => epd_command(set, args),
         "selfplay" => selfplay_command(&set, args),
+        "openings" => openings_command(&set, args),
         "check" => Ok(check_command(args)),
         "match" => match_command(set, args),
         "pgn" => pgn_command(&set, args),
@@ -407,6 +410,96 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A variant of the set, or its compile errors as one message.
+fn compile(set: &VariantSet, name: &str) -> Result<std::sync::Arc<amalgam::Variant>, String> {
+    set.compile(name).map_err(|e| {
+        e.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// Largest opening suite, plies and node count `openings` accepts.
+const MAX_SUITE: usize = 100_000;
+const MAX_SUITE_PLIES: usize = 200;
+const MAX_SUITE_NODES: u64 = 100_000_000;
+
+fn openings_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(
+        args,
+        &[
+            "--count",
+            "--plies",
+            "--max-score",
+            "--seed",
+            "--nodes",
+            "--out",
+        ],
+    )?;
+    let [variant] = a.positional.as_slice() else {
+        return Err(format!("openings needs VARIANT\n{USAGE}"));
+    };
+    let v = compile(set, variant)?;
+    let out: String = a.get("--out")?.ok_or("openings needs --out FILE")?;
+    let d = amalgam::openings::SuiteOptions::default();
+    let opts = amalgam::openings::SuiteOptions {
+        count: a.get("--count")?.unwrap_or(d.count),
+        plies: a.get("--plies")?.unwrap_or(d.plies),
+        max_score: a.get("--max-score")?.unwrap_or(d.max_score),
+        seed: a.get("--seed")?.unwrap_or(d.seed),
+        nodes: a.get("--nodes")?.unwrap_or(d.nodes),
+    };
+    if !(1..=MAX_SUITE).contains(&opts.count) {
+        return Err(format!("--count: from 1 to {MAX_SUITE}"));
+    }
+    if opts.plies > MAX_SUITE_PLIES {
+        return Err(format!("--plies: at most {MAX_SUITE_PLIES}"));
+    }
+    if !(1..=MAX_SUITE_NODES).contains(&opts.nodes) {
+        return Err(format!("--nodes: from 1 to {MAX_SUITE_NODES}"));
+    }
+    if opts.max_score < 0 {
+        return Err("--max-score: not negative".into());
+    }
+    let start = Instant::now();
+    let lines = amalgam::openings::generate(&v, &opts, &mut |kept, tried| {
+        if kept % 50 == 0 {
+            eprintln!(
+                "{kept} positions kept of {tried} tried, {:.1} s",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    });
+    let mut text = format!(
+        "# {} openings of {variant}: {} random plies, a {}-node search within {} cp, seed {}\n",
+        lines.len(),
+        opts.plies,
+        opts.nodes,
+        opts.max_score,
+        opts.seed
+    );
+    for l in &lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    std::fs::write(&out, text).map_err(|e| format!("{out}: {e}"))?;
+    amalgam::outln!(
+        "{} positions written to {out} in {:.1} s",
+        lines.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if lines.len() < opts.count {
+        return Err(format!(
+            "only {} of {} positions found within {} cp",
+            lines.len(),
+            opts.count,
+            opts.max_score
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     let a = Args::parse(
         args,
@@ -422,12 +515,7 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     let [variant] = a.positional.as_slice() else {
         return Err(format!("selfplay needs VARIANT\n{USAGE}"));
     };
-    let v = set.compile(variant).map_err(|e| {
-        e.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+    let v = compile(set, variant)?;
     let games: usize = a.get("--games")?.unwrap_or(10);
     // Every game's record is kept until the end.
     if games > amalgam::matchplay::config::MAX_GAMES {

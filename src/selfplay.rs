@@ -1,4 +1,5 @@
-//! Self-play: complete games inside one process from seeded random openings,
+//! Self-play: complete games inside one process from seeded openings (the
+//! variant's shipped suite, else random plies),
 //! ended by the variant's rules, with every move checked against the legal
 //! move list.
 
@@ -76,8 +77,15 @@ pub fn play_game(
     round: usize,
 ) -> Result<GameRecord, String> {
     let mut rng = Rng::new(seed);
-    let opening = random_opening(variant, RANDOM_PLIES, &mut rng);
-    let start_fen = opening.to_fen();
+    // A position of the shipped suite, else random plies.
+    let suite = crate::openings::shipped(&variant.name)
+        .and_then(|text| crate::matchplay::openings::from_text(variant, text).ok());
+    let start_fen = match suite {
+        Some(list) => list[(rng.next_u64() % list.len() as u64) as usize]
+            .fen
+            .clone(),
+        None => random_opening(variant, RANDOM_PLIES, &mut rng).to_fen(),
+    };
     let mut pos = Position::from_fen(variant.clone(), &start_fen).map_err(|e| e.to_string())?;
     let tt = Arc::new(TranspositionTable::new(8));
     let stop = Arc::new(AtomicBool::new(false));

@@ -85,7 +85,9 @@ fn pgn_check(path: &Path) -> (bool, String) {
 fn an_illegal_move_loses_and_is_logged_with_the_position() {
     let mut args = engine("Fake", &fake("fake_uci.sh", "illegal"), "uci");
     args.extend(own_uci("Amalgam"));
-    args.extend(words("--variant chess --games 2 --tc 5+0.1"));
+    args.extend(words(
+        "--variant chess --games 2 --tc 5+0.1 --random-plies 0",
+    ));
     let r = run_match("illegal", args);
     assert!(r.ok, "{}{}", r.stdout, r.stderr);
     assert!(
@@ -188,11 +190,41 @@ fn a_hang_past_the_clock_loses_on_time() {
     );
 }
 
+/// Without openings a match opens from the variant's shipped suite, where
+/// its seed says.
+#[test]
+fn a_match_opens_from_the_shipped_suite() {
+    let fens = |seed: &str| {
+        let mut args = engine("Fake", &fake("fake_uci.sh", "illegal"), "uci");
+        args.extend(own_uci("Amalgam"));
+        args.extend(words(&format!(
+            "--variant chess --games 2 --tc 5+0.1 --seed {seed}"
+        )));
+        let r = run_match(&format!("suite-{seed}"), args);
+        assert!(r.ok, "{}{}", r.stdout, r.stderr);
+        tags(&r.pgn, "FEN")
+    };
+    let suite = amalgam::openings::shipped("chess").expect("suite");
+    let a = fens("1");
+    assert_eq!(a.len(), 2);
+    // Both colours from one opening, which is a suite position.
+    assert_eq!(a[0], a[1]);
+    let board = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    assert!(
+        suite.lines().any(|l| l.starts_with(&board(&a[0]))),
+        "{}",
+        a[0]
+    );
+    assert_ne!(board(&fens("2")[0]), board(&a[0]));
+}
+
 #[test]
 fn a_false_result_claim_loses_and_a_claim_of_ones_own_loss_resigns() {
     let mut args = engine("Claimer", &fake("fake_xboard.sh", "claim"), "xboard");
     args.extend(own_uci("Amalgam"));
-    args.extend(words("--variant chess --games 2 --tc 5+0.1"));
+    args.extend(words(
+        "--variant chess --games 2 --tc 5+0.1 --random-plies 0",
+    ));
     let r = run_match("claim", args);
     assert!(r.ok, "{}{}", r.stdout, r.stderr);
     // Game 1: the claimer is White and claims its own win: false, it loses.

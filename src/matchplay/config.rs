@@ -293,7 +293,16 @@ impl MatchConfig {
                 )
             }
             (None, Some(p)) => OpeningSource::Random { plies: p, seed },
-            (None, None) => OpeningSource::Start,
+            // The shipped suite, entered at a place the seed picks.
+            (None, None) => match crate::openings::shipped(&variant.name) {
+                Some(text) => {
+                    let mut list = openings::from_text(&variant, text)?;
+                    let at = (seed % list.len() as u64) as usize;
+                    list.rotate_left(at);
+                    OpeningSource::File(list)
+                }
+                None => OpeningSource::Start,
+            },
         };
         Ok((cfg, variant))
     }
