@@ -184,7 +184,9 @@ impl Position {
             let rank = (sq.rank() + 1).to_string();
             [String::new(), file, rank, name]
         };
-        let occupied = self.cell(to).is_piece() || m.kind() == MoveKind::EnPassant;
+        // On the GUI's board: a copy it shows counts.
+        let occupied =
+            self.cell(to).is_piece() || drawn(to).is_some() || m.kind() == MoveKind::EnPassant;
         let suffix = match m.kind() {
             MoveKind::Promotion | MoveKind::PairPromotion => {
                 let r = v.piece(m.result()).letter.to_ascii_uppercase();

@@ -6,6 +6,7 @@ use super::referee::GameReport;
 use crate::board::Position;
 use crate::game::{Termination, outcome};
 use crate::protocol::xboard::moves::GuiBoard;
+use crate::protocol::xboard::setup::fill_castling;
 use crate::types::Color;
 use crate::variant::{Variant, VariantSet};
 use std::sync::Arc;
@@ -248,19 +249,25 @@ pub fn check_game(set: &VariantSet, game: &PgnGame) -> Result<usize, String> {
     if game.tag(PAIR_PROMOTION_TAG) == Some("off") {
         variant = Arc::new(variant.without_pair_promotion());
     }
-    let start = match game.tag("FEN") {
-        Some(fen) => Position::from_fen(variant, fen).map_err(|e| format!("bad FEN: {e}"))?,
-        None => Position::startpos(variant),
+    let fen = game.tag("FEN");
+    let start = |fen: Option<&str>| match fen {
+        Some(fen) => Position::from_fen(variant.clone(), fen).map_err(|e| format!("bad FEN: {e}")),
+        None => Ok(Position::startpos(variant.clone())),
     };
     // XBoard's PGN names men by the letters its board shows, which differ
-    // from the game's after some moves (see `GuiBoard`); the engine's own
-    // PGN by the game's. A game is read the engine's way first.
-    match replay(start.clone(), game, None) {
+    // from the game's after some moves (see `GuiBoard`), and its FEN leaves
+    // out castling rights it cannot write (`fill_castling`); the engine's
+    // own PGN is exact. A game is read the engine's way first.
+    match replay(start(fen)?, game, None) {
         Ok(pos) => check_result(pos, game),
-        Err(own) => match replay(start, game, Some(GuiBoard::default())) {
-            Ok(pos) => check_result(pos, game),
-            Err(_) => Err(own),
-        },
+        Err(own) => {
+            let gui_fen = fen.map(|f| fill_castling(&variant, f));
+            match replay(start(gui_fen.as_deref())?, game, Some(GuiBoard::default())) {
+                Ok(pos) => check_result(pos, game),
+                Err(gui) if gui == own => Err(own),
+                Err(gui) => Err(format!("{own} (read as XBoard writes it: {gui})")),
+            }
+        }
     }
 }
 
@@ -361,6 +368,23 @@ mod tests {
         after.moves.push("Nc3".into());
         assert!(check_game(&set, &after).is_err());
         assert_eq!(check_game(&set, &g[1]), Ok(1));
+    }
+
+    /// XBoard writes Team-Mate FENs without castling rights (no Rook
+    /// glyph); its games castle all the same.
+    #[test]
+    fn an_xboard_fen_without_rights_still_castles() {
+        let set = VariantSet::builtin();
+        let text = "[Variant \"team-mate\"]\n\
+            [FEN \"ufeakmnc/pppppppp/8/8/8/8/PPPPPPPP/UFEAKMNC w - - 0 1\"]\n\
+            [Result \"*\"]\n\n1. Nf3 Nf6 2. Mh3 Mh6 3. O-O O-O *\n";
+        let games = read_games(text);
+        assert_eq!(check_game(&set, &games[0]), Ok(6));
+        // In the engine's own PGN a '-' means no rights.
+        let own = text.replace("O-O O-O", "Kf1 Kf8");
+        assert_eq!(check_game(&set, &read_games(&own)[0]), Ok(6));
+        let wrong = text.replace("3. O-O O-O", "3. O-O-O");
+        assert!(check_game(&set, &read_games(&wrong)[0]).is_err());
     }
 
     #[test]

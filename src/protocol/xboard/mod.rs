@@ -8,7 +8,7 @@
 mod clock;
 pub mod moves;
 mod search;
-mod setup;
+pub mod setup;
 
 use super::{Input, Next, first_word};
 use crate::board::Position;

@@ -455,6 +455,10 @@ mod tests {
         );
         let (_, gui) = play("team-mate", promo, &["a7a8b"]);
         assert_eq!(gui.drawn(sq("a7")), None);
+        // XBoard writes a move onto that copy as a capture.
+        let (mut pos, gui) = play("team-mate", "8/1P6/2k5/8/8/8/8/4K3 w - - 0 1", &["b7b8j"]);
+        let king = pos.parse_move("c6b7").expect("move");
+        assert_eq!(pos.parse_san_as_drawn("Kxb7", &|s| gui.drawn(s)), Ok(king));
         // Compound's promotions are exact.
         let (_, gui) = play(
             "compound",
