@@ -67,7 +67,12 @@ fn form(pos: &Position, mv: Move) -> Form {
 /// the king). It clears the mark when a move starts or ends on the square.
 fn gui_unmoved(pos: &Position, sq: Square) -> bool {
     let v = pos.variant();
-    if v.xboard.parent != "seirawan" || pos.moves_played().any(|m| m.from() == sq || m.to() == sq) {
+    // Only a square some castling right starts from may be marked; the
+    // cheap tests go first, the root position is rebuilt only after them.
+    if v.xboard.parent != "seirawan"
+        || !v.castling.iter().any(|r| r.rook_from.rank() == sq.rank())
+        || pos.moves_played().any(|m| m.from() == sq || m.to() == sq)
+    {
         return false;
     }
     // No move has touched `sq`, so its man stood there when the position
