@@ -535,3 +535,31 @@ fn bad_variant_or_position_during_a_search_leaves_it_running() {
     s.send("undo");
     play(&mut s, &["d2d4"]);
 }
+
+#[test]
+fn lift_and_put_mark_the_squares_and_bad_squares_get_an_error() {
+    let mut s = xboard();
+    reply(&mut s, "new");
+    reply(&mut s, "force");
+    // A knight picked up in the start position: its two squares.
+    let got = reply(&mut s, "lift g1");
+    assert_eq!(
+        got,
+        vec!["highlight 8/8/8/8/8/5Y1Y/8/8".to_string()],
+        "{got:?}"
+    );
+    // The GUI asks for the promotion men on a magenta square.
+    reply(&mut s, "setboard 1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+    let got = reply(&mut s, "lift a7");
+    assert_eq!(got, vec!["highlight MM6/8/8/8/8/8/8/8".to_string()]);
+    let got = reply(&mut s, "put b8");
+    assert_eq!(got, vec!["choice QRBN".to_string()]);
+    // Malformed squares: an error each, and nothing changes.
+    for bad in ["lift z9", "lift", "put a0", "hover e2 e4", "lift a77"] {
+        let got = reply(&mut s, bad);
+        assert_eq!(got.len(), 1, "{bad}: {got:?}");
+        assert!(got[0].starts_with("Error ("), "{bad}: {got:?}");
+    }
+    let got = reply(&mut s, "usermove a7b8q");
+    assert!(complaints(&got).is_empty(), "{got:?}");
+}

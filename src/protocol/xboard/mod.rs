@@ -6,6 +6,7 @@
 //! `Illegal move: ...` or `Error (...): ...` and changes nothing.
 
 mod clock;
+mod entry;
 pub mod moves;
 mod search;
 pub mod setup;
@@ -43,6 +44,8 @@ struct Xboard {
     /// The position of a `setboard` that follows a `variant` in the input
     /// already read (see [`setboard_ahead`]).
     setboard_ahead: Option<String>,
+    /// A person's move entry in progress (`lift`, `put`).
+    entry: entry::Entry,
 }
 
 /// How long input is read ahead after a `variant` command.
@@ -104,6 +107,7 @@ pub fn run(engine: Engine, rx: Receiver<Input>) {
         variant,
         pair_promotion,
         setboard_ahead: None,
+        entry: entry::Entry::default(),
     };
     // Lines wait in `queue` behind a command that waits for our move (see
     // [`waits_for_move`]), so that they take effect in the order they came,
@@ -220,6 +224,10 @@ impl Xboard {
             return true;
         };
         let args = &words[1..];
+        // A move entry lasts only while the GUI reports it.
+        if !matches!(cmd, "lift" | "put" | "hover" | "ping") {
+            self.entry.reset();
+        }
         let result = match cmd {
             "quit" => return false,
             "xboard" | "accepted" | "rejected" | "computer" | "random" | "name" | "ics"
@@ -333,6 +341,7 @@ impl Xboard {
                 self.side = Some(stm.flip());
                 Ok(())
             }
+            "lift" | "put" | "hover" => self.entry_command(cmd, args),
             "usermove" => match args {
                 [mv] => {
                     self.user_move(mv);
@@ -384,7 +393,7 @@ impl Xboard {
         say(&format!(
             "feature myname=\"Amalgam {}\" variants=\"{}\" setboard=1 ping=1 usermove=1 \
              playother=1 colors=0 sigint=0 sigterm=0 time=1 draw=1 reuse=1 analyze=1 san=0 \
-             debug=1 memory=1 smp=1",
+             debug=1 memory=1 smp=1 highlight=1",
             env!("CARGO_PKG_VERSION"),
             names.join(",")
         ));
@@ -515,6 +524,40 @@ impl Xboard {
             }
         }
         self.resume_analysis();
+        Ok(())
+    }
+
+    /// The game's position, also while a search holds the engine.
+    fn game_position(&self) -> Option<Position> {
+        match self.engine.try_lock() {
+            Ok(e) => Some(e.position().clone()),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner().position().clone()),
+            Err(std::sync::TryLockError::WouldBlock) => search::lock(&self.shared.position).clone(),
+        }
+    }
+
+    /// `lift`, `put` and `hover`: a person entering a move (see [`entry`]).
+    fn entry_command(&mut self, cmd: &str, args: &[&str]) -> Result<(), String> {
+        let [square] = args else {
+            return Err(format!("{cmd} needs one square"));
+        };
+        let sq = self
+            .variant
+            .parse_square(square)
+            .ok_or_else(|| "bad square".to_string())?;
+        let Some(pos) = self.game_position() else {
+            return Ok(());
+        };
+        let reply = match cmd {
+            "lift" => self.entry.lift(&pos, sq),
+            "put" => self.entry.put(&pos, sq),
+            _ => entry::Reply::Nothing,
+        };
+        match reply {
+            entry::Reply::Highlight(fen) => say(&format!("highlight {fen}")),
+            entry::Reply::Choice(list) => say(&format!("choice {list}")),
+            entry::Reply::Nothing => {}
+        }
         Ok(())
     }
 

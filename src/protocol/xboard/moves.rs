@@ -122,17 +122,34 @@ impl GuiBoard {
         self.drawn.iter().find(|d| d.0 == sq.0).map(|d| d.1)
     }
 
+    /// What the GUI shows after the moves played in `pos` since it was set up.
+    pub fn replayed(pos: &Position) -> GuiBoard {
+        let moves: Vec<Move> = pos.moves_played().collect();
+        let mut p = pos.clone();
+        while p.ply_count() > 0 {
+            p.unmake();
+        }
+        let mut gui = GuiBoard::default();
+        for m in moves {
+            gui.apply(&p, m);
+            p.make(m);
+        }
+        gui
+    }
+
+    /// The letter (upper case) the GUI shows on `sq` of `pos`, if any.
+    pub fn letter(&self, pos: &Position, sq: Square) -> Option<char> {
+        let c = pos.cell(sq);
+        self.drawn(sq)
+            .or_else(|| c.is_piece().then(|| pos.variant().piece(c.kind()).letter))
+            .map(|l| l.to_ascii_uppercase())
+    }
+
     /// Follow a legal move made in `pos` (before it is made).
     pub fn apply(&mut self, pos: &Position, mv: Move) {
         let v = pos.variant();
-        let letter = |sq: Square| {
-            let c = pos.cell(sq);
-            self.drawn(sq)
-                .or_else(|| c.is_piece().then(|| v.piece(c.kind()).letter))
-                .map(|l| l.to_ascii_uppercase())
-        };
         let (from, to) = (mv.from(), mv.to());
-        let mover = letter(from);
+        let mover = self.letter(pos, from);
         let result = v.piece(mv.result()).letter.to_ascii_uppercase();
         let pawn_slot = setup::pawn_glyph(v) == mover;
         // What the GUI shows afterwards on each square the move touches

@@ -36,6 +36,10 @@ pub struct Shared {
     nodes: AtomicU64,
     started: Mutex<Instant>,
     total_moves: AtomicU64,
+    /// The game's position while a search holds the engine (the position
+    /// after our move while pondering), for what the input thread answers
+    /// from it meanwhile.
+    pub position: Mutex<Option<Position>>,
 }
 
 impl Shared {
@@ -50,6 +54,7 @@ impl Shared {
             nodes: AtomicU64::new(0),
             started: Mutex::new(Instant::now()),
             total_moves: AtomicU64::new(0),
+            position: Mutex::new(None),
         }
     }
 
@@ -162,6 +167,7 @@ impl Job {
             .stack_size(64 << 20)
             .spawn(move || {
                 let mut e = lock(&engine);
+                *lock(&shared.position) = Some(e.position().clone());
                 match kind {
                     JobKind::Analyze => analyze(&mut e, &shared),
                     JobKind::Think => {
@@ -287,6 +293,7 @@ fn play(
     }
     let legs = moves::to_gui(&root, best);
     e.position_mut().make(best);
+    *lock(&shared.position) = Some(e.position().clone());
     *lock(&shared.hint) = r
         .ponder
         .filter(|p| e.position_mut().legal_moves().contains(p))
