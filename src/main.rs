@@ -19,6 +19,8 @@ const USAGE: &str = "usage:
   match --engine name=N cmd=C proto=uci|xboard [option.X=V ...] --engine ... [--tc 10+0.1] ...
                          engine-versus-engine match (`amalgam match --help` for every option)
   pgn check FILE         replay every game of a PGN file with the rules and verify it
+  pictures VARIANT --out DIR
+                         SVG piece pictures for XBoard's -pieceImageDirectory
   check [FILE...]        validate ini files (default: the built-in variants.ini)
   variants               list the defined variants";
 
@@ -97,6 +99,7 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
         "check" => Ok(check_command(args)),
         "match" => match_command(set, args),
         "pgn" => pgn_command(&set, args),
+        "pictures" => pictures_command(&set, args),
         "variants" => {
             for name in set.names() {
                 amalgam::outln!("{name}");
@@ -418,6 +421,29 @@ fn compile(set: &VariantSet, name: &str) -> Result<std::sync::Arc<amalgam::Varia
             .collect::<Vec<_>>()
             .join("; ")
     })
+}
+
+fn pictures_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(args, &["--out"])?;
+    let [variant] = a.positional.as_slice() else {
+        return Err(format!("pictures needs VARIANT\n{USAGE}"));
+    };
+    let v = compile(set, variant)?;
+    let out: String = a.get("--out")?.ok_or("pictures needs --out DIR")?;
+    let files = amalgam::protocol::xboard::pictures::pictures(&v);
+    if files.is_empty() {
+        return Err(format!(
+            "variant '{variant}' has no piece table: XBoard draws it with its own men"
+        ));
+    }
+    let dir = std::path::Path::new(&out);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
+    for (name, svg) in &files {
+        let path = dir.join(name);
+        std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    amalgam::outln!("{} pictures in {out}", files.len());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Largest opening suite, plies and node count `openings` accepts.

@@ -8,6 +8,7 @@
 mod clock;
 mod entry;
 pub mod moves;
+pub mod pictures;
 mod search;
 pub mod setup;
 
