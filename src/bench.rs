@@ -3,6 +3,7 @@
 //! changes only when search behaviour changes.
 
 use crate::board::Position;
+use crate::search::history::SearchMemory;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchOptions, search};
 use crate::variant::VariantSet;
@@ -103,8 +104,10 @@ pub fn run(
         let v = set.compile(name).map_err(|e| format!("{e:?}"))?;
         let pos = Position::from_fen(v, fen).map_err(|e| e.to_string())?;
         let tt = Arc::new(TranspositionTable::new(16));
-        // Bring the table's pages into memory before the clock starts.
+        // Bring the tables' pages into memory before the clock starts.
         tt.clear();
+        let mut memory = SearchMemory::new(pos.variant());
+        memory.clear();
         let stop = Arc::new(AtomicBool::new(false));
         let limits = Limits {
             depth: Some(depth),
@@ -115,7 +118,16 @@ pub fn run(
             multipv: 1,
         };
         let start = Instant::now();
-        let r = search(&pos, &limits, &options, &tt, &stop, &[], &mut |_| {});
+        let r = search(
+            &pos,
+            &limits,
+            &options,
+            &tt,
+            &mut memory,
+            &stop,
+            &[],
+            &mut |_| {},
+        );
         lines.push(BenchLine {
             variant: name.to_string(),
             fen: fen.to_string(),

@@ -3,6 +3,7 @@
 //! UCI front ends are thin layers over this.
 
 use crate::board::Position;
+use crate::search::history::SearchMemory;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Limits, SearchInfo, SearchOptions, SearchResult};
 use crate::types::Move;
@@ -21,6 +22,8 @@ pub struct Engine {
     variant: Arc<Variant>,
     position: Position,
     tt: Arc<TranspositionTable>,
+    /// What the searches of this game learnt about moves.
+    memory: SearchMemory,
     options: SearchOptions,
     stop: Arc<AtomicBool>,
     /// Whether variants with a pair promotion (`pairPromotionTypes`) keep it;
@@ -57,6 +60,7 @@ impl Engine {
             variant,
             position,
             tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
+            memory: SearchMemory::default(),
             options: SearchOptions::default(),
             stop: Arc::new(AtomicBool::new(false)),
             pair_promotion: true,
@@ -161,6 +165,7 @@ impl Engine {
             Some(tt) => tt.reset(),
             None => self.tt.clear(),
         }
+        self.memory.clear();
     }
 
     /// A handle that stops the running search when set.
@@ -196,6 +201,7 @@ impl Engine {
             limits,
             &self.options,
             &self.tt,
+            &mut self.memory,
             &self.stop,
             search_moves,
             on_info,

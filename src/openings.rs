@@ -5,6 +5,7 @@
 //! open matches and self-play when no other openings are given.
 
 use crate::board::Position;
+use crate::search::history::SearchMemory;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchOptions, Value, search};
 use crate::selfplay::{Rng, random_opening};
@@ -86,6 +87,7 @@ fn score(pos: &Position, nodes: u64) -> Option<i32> {
         &limits,
         &SearchOptions::default(),
         &tt,
+        &mut SearchMemory::default(),
         &stop,
         &[],
         &mut |_| {},

@@ -5,8 +5,10 @@
 
 use crate::board::Position;
 use crate::game::{GameRecord, Outcome, Termination, outcome};
+use crate::search::history::SearchMemory;
 use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchOptions, search};
+use crate::search::{Limits, SearchOptions, Value, search};
+use crate::types::Move;
 use crate::variant::Variant;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -69,6 +71,34 @@ pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Po
 /// Random openings tried before the longest is taken (see [`random_opening`]).
 const RANDOM_OPENING_TRIES: usize = 1000;
 
+/// The move a one-thread search chooses in a game, and its score; `Err`
+/// if the search gave no move or an illegal one.
+pub fn game_move(
+    pos: &mut Position,
+    limits: &Limits,
+    tt: &Arc<TranspositionTable>,
+    memory: &mut SearchMemory,
+) -> Result<(Move, Value), String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = search(
+        pos,
+        limits,
+        &SearchOptions::default(),
+        tt,
+        memory,
+        &stop,
+        &[],
+        &mut |_| {},
+    );
+    let Some(m) = r.best else {
+        return Err(format!("no move in {}", pos.to_fen()));
+    };
+    if !pos.legal_moves().contains(&m) {
+        return Err(format!("illegal move {:?} in {}", m, pos.to_fen()));
+    }
+    Ok((m, r.value))
+}
+
 /// Play one game; `Err` if the engine produced an illegal move or none.
 pub fn play_game(
     variant: &Arc<Variant>,
@@ -88,8 +118,7 @@ pub fn play_game(
     };
     let mut pos = Position::from_fen(variant.clone(), &start_fen).map_err(|e| e.to_string())?;
     let tt = Arc::new(TranspositionTable::new(8));
-    let stop = Arc::new(AtomicBool::new(false));
-    let options = SearchOptions::default();
+    let mut memory = SearchMemory::default();
     let mut moves = Vec::new();
     let mut result = None;
     while moves.len() < MAX_PLIES {
@@ -97,13 +126,7 @@ pub fn play_game(
             result = Some(r);
             break;
         }
-        let r = search(&pos, limits, &options, &tt, &stop, &[], &mut |_| {});
-        let Some(m) = r.best else {
-            return Err(format!("no move in {}", pos.to_fen()));
-        };
-        if !pos.legal_moves().contains(&m) {
-            return Err(format!("illegal move {:?} in {}", m, pos.to_fen()));
-        }
+        let (m, _) = game_move(&mut pos, limits, &tt, &mut memory)?;
         pos.make(m);
         moves.push(m);
     }

@@ -3,6 +3,7 @@
 //! null-move pruning, late-move reductions, check extension, mate-distance
 //! pruning, draw detection, MultiPV and Lazy SMP.
 
+pub mod history;
 pub mod see;
 pub mod time;
 pub mod tt;
@@ -10,12 +11,13 @@ pub mod tt;
 use crate::board::Position;
 use crate::eval::{PawnCache, evaluate};
 use crate::movegen::{
-    captures_of, gives_check, is_legal, leaves_king_safe_unchecked, legal_moves,
+    captures_of, captures_pseudo, gives_check, is_legal, leaves_king_safe_unchecked, legal_moves,
     legal_moves_king_untested, needs_test,
 };
-use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList};
+use crate::types::{BOARD_CELLS, Color, Move, MoveKind, MoveList};
 use crate::variant::CodeMask;
 use arrayvec::ArrayVec;
+use history::{ContKey, SearchMemory};
 use see::see_ge;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,22 +34,14 @@ const INFINITE: i32 = MATE + 1;
 const EVAL_CACHE_SIZE: usize = 1 << 16;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 120;
-/// History scores stay within plus and minus this (see [`update_history`]).
-const HISTORY_MAX: i32 = 16_384;
 /// The static evaluation of a node in check, which has none.
 const NO_EVAL: i32 = i32::MIN / 2;
-
-/// A history bonus (or, negated, a malus) for a move searched at `depth`.
-fn history_bonus(depth: i32) -> i32 {
-    (16 * depth * depth + 32 * depth).min(1_500)
-}
-
-/// Move a history score toward the bonus's sign, the less the nearer it is
-/// to the bound ("gravity"): scores never leave the bounds, and old
-/// evidence fades as new arrives.
-fn update_history(entry: &mut i32, bonus: i32) {
-    *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
-}
+/// Ordering scores from here up are captures that do not lose material and
+/// promotions (see [`Worker::score_moves`]).
+const GOOD_CAPTURE_ORDER: i32 = 900_000;
+/// The ordering score of the counter move; quiet moves below it are
+/// ordered by their history.
+const COUNTER_ORDER: i32 = 780_000;
 
 /// A reported score: centipawns, or mate in moves (negative: being mated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,11 +201,11 @@ struct Worker<'a> {
     flushed: u64,
     seldepth: usize,
     killers: Vec<[Move; 2]>,
-    /// Quiet-move history by (cell code of the mover, destination).
-    history: Vec<i32>,
-    /// The quiet move that last refuted a move, by (cell code of the man
-    /// that move left on its destination, destination).
-    counters: Vec<Move>,
+    /// Histories and counter moves, kept between searches.
+    mem: SearchMemory,
+    /// The continuation key of the move made at each ply of the current
+    /// line (none for a null move).
+    keys: Vec<Option<ContKey>>,
     /// Static evaluation at each ply of the current line (`NO_EVAL` in check).
     evals: Vec<i32>,
     /// The move a node at each ply leaves out (the table move, while its
@@ -238,8 +232,7 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(pos: Position, shared: &'a Shared, main: bool) -> Worker<'a> {
-        let codes = 2 + 2 * pos.variant().pieces.len();
+    fn new(pos: Position, shared: &'a Shared, main: bool, mem: SearchMemory) -> Worker<'a> {
         let values = pos.variant().eval.value.clone();
         Worker {
             pos,
@@ -249,8 +242,8 @@ impl<'a> Worker<'a> {
             flushed: 0,
             seldepth: 0,
             killers: vec![[Move::NONE; 2]; MAX_PLY + 2],
-            history: vec![0; codes * BOARD_CELLS],
-            counters: vec![Move::NONE; codes * BOARD_CELLS],
+            mem,
+            keys: vec![None; MAX_PLY + 2],
             evals: vec![NO_EVAL; MAX_PLY + 2],
             excluded: vec![Move::NONE; MAX_PLY + 2],
             root_depth: 0,
@@ -363,9 +356,10 @@ impl<'a> Worker<'a> {
         None
     }
 
-    /// Index of a move of the side to move in the history table.
-    fn history_index(&self, m: Move) -> usize {
-        Cell::piece(m.part(), self.pos.side_to_move()).0 as usize * BOARD_CELLS + m.to().index()
+    /// The continuation keys of the moves one and two plies before `ply`.
+    fn before(&self, ply: usize) -> [Option<ContKey>; 2] {
+        let at = |back: usize| ply.checked_sub(back).and_then(|p| self.keys[p]);
+        [at(1), at(2)]
     }
 
     /// Index of the move just made (none after a null move or at the root
@@ -398,25 +392,27 @@ impl<'a> Worker<'a> {
         mask
     }
 
-    /// Ordering scores for the moves of a node.
     /// Ordering scores for the moves of a node: captures that do not lose
     /// material by most valuable victim, then promotions, killers, the
     /// counter move, quiet moves by history, and last (with `sort_losers`)
     /// the captures that lose material.
+    ///
+    /// The scores of `list` are appended to `scores`.
     fn score_moves(
         &self,
-        list: &MoveList,
+        list: &[Move],
         ply: usize,
         sort_losers: bool,
         scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>,
     ) {
-        scores.clear();
+        let before = self.before(ply);
         let counter = self
             .counter_index()
-            .map_or(Move::NONE, |k| self.counters[k]);
+            .map_or(Move::NONE, |k| self.mem.counters[k]);
         for &m in list.iter() {
             let s = if let Some(victim) = self.capture_value(m) {
-                let mvv = victim * 16 - self.values[m.part().index()] / 16;
+                let mvv = victim * 16 - self.values[m.part().index()] / 16
+                    + self.mem.capture(&self.pos, m) / 8;
                 if sort_losers && !see_ge(&self.pos, m, 0) {
                     -1_000_000 + mvv
                 } else {
@@ -429,9 +425,9 @@ impl<'a> Worker<'a> {
             } else if m == self.killers[ply][1] {
                 790_000
             } else if m == counter {
-                780_000
+                COUNTER_ORDER
             } else {
-                self.history[self.history_index(m)]
+                self.mem.quiet(&self.pos, m, before)
             };
             let _ = scores.try_push(s);
         }
@@ -624,6 +620,7 @@ impl<'a> Worker<'a> {
             // Null move, not where zugzwang is likely.
             if null_ok && depth >= 3 && eval >= beta && self.null_move_safe() {
                 let r = 3 + depth / 4;
+                self.keys[ply] = None;
                 self.pos.make_null();
                 let score = -self.search(-beta, -beta + 1, depth - 1 - r, ply + 1, false, false);
                 self.pos.unmake();
@@ -673,7 +670,23 @@ impl<'a> Worker<'a> {
                 return singular_beta;
             }
         }
-        let mut generated = false;
+        // The move already searched or left out, which the generated lists
+        // must not bring again.
+        let skip = if excluded != Move::NONE {
+            excluded
+        } else if tt_pending {
+            tt_move
+        } else {
+            Move::NONE
+        };
+        // Staged generation: out of check the captures and promotions come
+        // first, and the other moves are generated only when no capture
+        // that wins or keeps material (and no promotion) is left, so a
+        // cutoff by a capture saves their generation.
+        let mut captures_generated = in_check;
+        let mut rest_generated = false;
+        // The moves `list[..staged]` are the captures and promotions, pseudo-legal.
+        let mut staged = 0;
         let mut next = 0;
         let us = self.pos.side_to_move();
         let king = self.pos.king_square(us);
@@ -681,44 +694,76 @@ impl<'a> Worker<'a> {
         let mut best_move = Move::NONE;
         let original_alpha = alpha;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
+        let before = self.before(ply);
         let mut i = 0usize;
         loop {
-            let m = if tt_pending {
+            // The move, and its ordering score when it came from the list.
+            let (m, order) = if tt_pending {
                 tt_pending = false;
-                tt_move
+                (tt_move, None)
             } else {
-                if !generated {
-                    generated = true;
-                    legal_moves_king_untested(&mut self.pos, &mut list);
-                    if list.is_empty() {
-                        return self.no_moves_value(in_check, ply);
-                    }
-                    if (i > 0 || excluded != Move::NONE)
-                        && let Some(k) = list.iter().position(|&x| x == tt_move)
-                    {
+                if !captures_generated {
+                    captures_generated = true;
+                    captures_pseudo(&self.pos, &mut list);
+                    if let Some(k) = list.iter().position(|&x| x == skip) {
                         list.remove(k);
                     }
+                    staged = list.len();
                     self.score_moves(&list, ply, true, &mut scores);
+                }
+                if next < list.len() {
+                    Self::pick(&mut list, &mut scores, next);
+                }
+                if !rest_generated && (next >= list.len() || scores[next] < GOOD_CAPTURE_ORDER) {
+                    rest_generated = true;
+                    let mut rest = MoveList::new();
+                    legal_moves_king_untested(&mut self.pos, &mut rest);
+                    if rest.is_empty() {
+                        return self.no_moves_value(in_check, ply);
+                    }
+                    let from = list.len();
+                    for &m in rest.iter() {
+                        if m != skip && !list[..staged].contains(&m) {
+                            list.push(m);
+                        }
+                    }
+                    self.score_moves(&list[from..], ply, true, &mut scores);
+                    if next < list.len() {
+                        Self::pick(&mut list, &mut scores, next);
+                    }
                 }
                 if next >= list.len() {
                     break;
                 }
-                Self::pick(&mut list, &mut scores, next);
                 next += 1;
                 let m = list[next - 1];
-                // The king's own moves come untested (see
-                // `legal_moves_king_untested`).
-                if !in_check
+                if next <= staged {
+                    // A pseudo-legal capture or promotion.
+                    if needs_test(&self.pos, m) && !leaves_king_safe_unchecked(&mut self.pos, m) {
+                        continue;
+                    }
+                } else if !in_check
                     && m.from() == king
                     && m.kind() != MoveKind::Castle
                     && !leaves_king_safe_unchecked(&mut self.pos, m)
                 {
+                    // The king's own moves come untested (see
+                    // `legal_moves_king_untested`).
                     continue;
                 }
-                m
+                (m, Some(scores[next - 1]))
             };
             let promotion = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
-            let quiet = self.capture_value(m).is_none() && !promotion;
+            let capture = self.capture_value(m).is_some();
+            let quiet = !capture && !promotion;
+            // A quiet move's ordering score is its history, except for the
+            // table move, the killers and the counter move.
+            let history = match order {
+                _ if !quiet => 0,
+                Some(s) if s < COUNTER_ORDER => s,
+                _ => self.mem.quiet(&self.pos, m, before),
+            };
             // Pruning near the leaves, once a move has been searched.
             // Quiet moves: late ones (late-move pruning), those that cannot
             // bring the static evaluation near alpha (futility) and those
@@ -734,6 +779,7 @@ impl<'a> Worker<'a> {
                     };
                     (depth <= 5 && i as i32 >= late
                         || eval + 100 + 90 * depth <= alpha
+                        || depth <= 4 && history < -4_000 * depth
                         || !see_ge(&self.pos, m, -25 * depth * depth))
                         && !gives_check(&mut self.pos, m)
                 } else {
@@ -744,6 +790,7 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
+            self.keys[ply] = Some(self.mem.key(&self.pos, m));
             self.pos.make(m);
             let gives_check = quiet && self.pos.in_check();
             if quiet {
@@ -765,10 +812,8 @@ impl<'a> Worker<'a> {
                 if m == self.killers[ply][0] || m == self.killers[ply][1] {
                     r = (r - 1).max(0);
                 }
-                if quiet {
-                    // Moves with a good history are reduced less, bad ones more.
-                    r -= self.history[self.history_index(m)] / 8_192;
-                }
+                // Moves with a good history are reduced less, bad ones more.
+                r -= history / 16_384;
                 let r = r.min(depth - 2).max(0);
                 score = -self.search(-alpha - 1, -alpha, depth - 1 - r, ply + 1, false, true);
                 if score > alpha && r > 0 {
@@ -794,21 +839,25 @@ impl<'a> Worker<'a> {
                         head[ply].extend_from_slice(&tail[0]);
                     }
                     if score >= beta {
+                        let bonus = history::bonus(depth);
                         if quiet {
                             if self.killers[ply][0] != m {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = m;
                             }
                             if let Some(k) = self.counter_index() {
-                                self.counters[k] = m;
+                                self.mem.counters[k] = m;
                             }
-                            let bonus = history_bonus(depth);
-                            let idx = self.history_index(m);
-                            update_history(&mut self.history[idx], bonus);
+                            self.mem.update_quiet(&self.pos, m, before, bonus);
                             for &q in &quiets_tried {
-                                let qi = self.history_index(q);
-                                update_history(&mut self.history[qi], -bonus);
+                                self.mem.update_quiet(&self.pos, q, before, -bonus);
                             }
+                        } else if capture {
+                            self.mem.update_capture(&self.pos, m, bonus);
+                        }
+                        // The captures tried first did not refute the line.
+                        for &c in &captures_tried {
+                            self.mem.update_capture(&self.pos, c, -bonus);
                         }
                         break;
                     }
@@ -816,6 +865,8 @@ impl<'a> Worker<'a> {
             }
             if quiet {
                 let _ = quiets_tried.try_push(m);
+            } else if capture {
+                let _ = captures_tried.try_push(m);
             }
             i += 1;
         }
@@ -857,6 +908,7 @@ impl<'a> Worker<'a> {
         self.root_depth = depth;
         for i in first..roots.len() {
             let m = roots[i].mv;
+            self.keys[0] = Some(self.mem.key(&self.pos, m));
             self.pos.make(m);
             let mut score;
             if i == first {
@@ -900,16 +952,23 @@ impl<'a> Worker<'a> {
 }
 
 /// Run a search on `pos` with the given limits. `on_info` is called by the
-/// main thread after each iteration and each MultiPV line.
+/// main thread after each iteration and each MultiPV line. `memory` holds
+/// the histories an earlier search of the game learnt (it is resized, and so
+/// forgotten, when the variant differs) and receives the main thread's.
+#[allow(clippy::too_many_arguments)]
 pub fn search(
     pos: &Position,
     limits: &Limits,
     options: &SearchOptions,
     tt: &Arc<TranspositionTable>,
+    memory: &mut SearchMemory,
     stop: &Arc<AtomicBool>,
     search_moves: &[Move],
     on_info: &mut dyn FnMut(&SearchInfo),
 ) -> SearchResult {
+    if !memory.fits(pos.variant()) {
+        *memory = SearchMemory::new(pos.variant());
+    }
     let budget = limits.budget();
     let shared = Shared {
         tt: tt.clone(),
@@ -960,9 +1019,10 @@ pub fn search(
             let shared = &shared;
             let pos = pos.clone();
             let legal = legal.clone();
+            let mem = memory.clone();
             let builder = std::thread::Builder::new().stack_size(32 << 20);
             let _ = builder.spawn_scoped(scope, move || {
-                let mut w = Worker::new(pos, shared, false);
+                let mut w = Worker::new(pos, shared, false, mem);
                 let mut roots = RootMove::list(&legal);
                 // Helpers start at different depths so that they desynchronise.
                 let mut depth = 1 + (id % 2) as i32;
@@ -988,7 +1048,7 @@ pub fn search(
             });
         }
         // The main thread.
-        let mut w = Worker::new(pos.clone(), &shared, true);
+        let mut w = Worker::new(pos.clone(), &shared, true, std::mem::take(memory));
         let mut roots = RootMove::list(&legal);
         let mut prev = 0;
         // Iterations in a row that kept the best move, and the best move
@@ -1124,6 +1184,7 @@ pub fn search(
         }
         w.flush();
         shared.done.store(true, Ordering::Relaxed);
+        *memory = std::mem::take(&mut w.mem);
     });
     result.nodes = shared.nodes.load(Ordering::Relaxed);
     result
