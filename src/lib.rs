@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod datagen;
 pub mod engine;
 pub mod epd;
 pub mod eval;

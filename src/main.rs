@@ -19,6 +19,8 @@ const USAGE: &str = "usage:
   match --engine name=N cmd=C proto=uci|xboard [option.X=V ...] --engine ... [--tc 10+0.1] ...
                          engine-versus-engine match (`amalgam match --help` for every option)
   pgn check FILE         replay every game of a PGN file with the rules and verify it
+  datagen VARIANT --games N (--nodes K | --depth D) --out FILE [--threads T] [--seed S] [--openings FILE]
+                         self-play training data: quiet positions with score and result, appended
   pictures VARIANT --out DIR
                          SVG piece pictures for XBoard's -pieceImageDirectory
   check [FILE...]        validate ini files (default: the built-in variants.ini)
@@ -100,6 +102,7 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
         "match" => match_command(set, args),
         "pgn" => pgn_command(&set, args),
         "pictures" => pictures_command(&set, args),
+        "datagen" => datagen_command(&set, args),
         "variants" => {
             for name in set.names() {
                 amalgam::outln!("{name}");
@@ -420,6 +423,86 @@ fn compile(set: &VariantSet, name: &str) -> Result<std::sync::Arc<amalgam::Varia
             .map(|x| x.to_string())
             .collect::<Vec<_>>()
             .join("; ")
+    })
+}
+
+/// Most games one `datagen` run plays.
+const MAX_DATAGEN_GAMES: usize = 100_000_000;
+
+fn datagen_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(
+        args,
+        &[
+            "--games",
+            "--nodes",
+            "--depth",
+            "--out",
+            "--threads",
+            "--seed",
+            "--openings",
+        ],
+    )?;
+    let [variant] = a.positional.as_slice() else {
+        return Err(format!("datagen needs VARIANT\n{USAGE}"));
+    };
+    let v = compile(set, variant)?;
+    let games: usize = a.get("--games")?.ok_or("datagen needs --games N")?;
+    if !(1..=MAX_DATAGEN_GAMES).contains(&games) {
+        return Err(format!("--games: from 1 to {MAX_DATAGEN_GAMES}"));
+    }
+    let limits = limits_from(&a)?;
+    if limits.depth.is_none() && limits.nodes.is_none() {
+        return Err("datagen needs --nodes K or --depth D".into());
+    }
+    let threads: usize = a.get("--threads")?.unwrap_or(1);
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(format!("--threads: from 1 to {MAX_THREADS}"));
+    }
+    let out: String = a.get("--out")?.ok_or("datagen needs --out FILE")?;
+    let openings = match a.get::<String>("--openings")? {
+        None => None,
+        Some(file) => {
+            let text = amalgam::textfile::read(&file, amalgam::textfile::MAX_DATA_BYTES)
+                .map_err(|e| format!("{file}: {e}"))?;
+            Some(
+                amalgam::matchplay::openings::from_text(&v, &text)
+                    .map_err(|e| format!("{file}: {e}"))?,
+            )
+        }
+    };
+    let opts = amalgam::datagen::DatagenOptions {
+        games,
+        limits,
+        threads,
+        seed: a.get("--seed")?.unwrap_or(1),
+        openings,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&out)
+        .map_err(|e| format!("{out}: {e}"))?;
+    let progress = |g: usize, p: usize, secs: f64| {
+        let left = secs / g as f64 * (games - g) as f64;
+        eprint!(
+            "\rgames {g}/{games}, positions {p} ({:.0}/s), {secs:.0} s, about {left:.0} s left   ",
+            p as f64 / secs.max(1e-3)
+        );
+    };
+    let summary = amalgam::datagen::run(&v, &opts, &mut file, &progress)?;
+    eprintln!();
+    for e in &summary.errors {
+        eprintln!("error: {e}");
+    }
+    amalgam::outln!(
+        "{} games, {} positions appended to {out}",
+        summary.games,
+        summary.positions
+    );
+    Ok(if summary.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     })
 }
 
