@@ -20,7 +20,7 @@
 //! man that stays behind. Choosing the man that moves (magenta) enters the
 //! move without a suffix (the whole stack).
 
-use super::moves::{GuiBoard, to_gui};
+use super::moves::{GuiBoard, parse_leg, to_gui};
 use crate::board::Position;
 use crate::types::{Move, Square};
 
@@ -34,30 +34,12 @@ struct Path {
     suffix: Option<char>,
 }
 
-/// Read one leg `FT` or `FTs` of the engine's own GUI text.
-fn leg(pos: &Position, text: &str) -> Option<(Square, Square, Option<char>)> {
-    let v = pos.variant();
-    let split = |s: &str| -> Option<(Square, usize)> {
-        let digits = s.get(1..)?.bytes().take_while(u8::is_ascii_digit).count();
-        Some((v.parse_square(s.get(..1 + digits)?)?, 1 + digits))
-    };
-    let (a, n) = split(text)?;
-    let (b, k) = split(&text[n..])?;
-    let rest = &text[n + k..];
-    let suffix = match rest.as_bytes() {
-        [] => None,
-        [c] => Some(c.to_ascii_lowercase() as char),
-        _ => return None,
-    };
-    Some((a, b, suffix))
-}
-
 /// How the GUI holds `m`.
 fn path(pos: &Position, m: Move) -> Option<Path> {
     let legs = to_gui(pos, m);
     match legs.as_slice() {
         [one] => {
-            let (from, to, suffix) = leg(pos, one)?;
+            let (from, to, suffix) = parse_leg(pos, one)?;
             Some(Path {
                 from,
                 via: None,
@@ -66,8 +48,8 @@ fn path(pos: &Position, m: Move) -> Option<Path> {
             })
         }
         [first, second] => {
-            let (from, via, _) = leg(pos, first.trim_end_matches(','))?;
-            let (_, to, suffix) = leg(pos, second)?;
+            let (from, via, _) = parse_leg(pos, first.trim_end_matches(','))?;
+            let (_, to, suffix) = parse_leg(pos, second)?;
             Some(Path {
                 from,
                 via: Some(via),
@@ -196,9 +178,6 @@ impl Entry {
             }
             [Some(c)] => Some(Mark::Forced(*c)),
             _ => {
-                // No suffix: the man the GUI shows on the from-square (the
-                // GUI's way to decline a promotion), listed first.
-                let shown = GuiBoard::replayed(pos).letter(pos, from);
                 // The most valuable man first: the GUI's default.
                 let v = pos.variant();
                 let worth = |c: char| {
@@ -210,8 +189,10 @@ impl Entry {
                 let mut named: Vec<char> = suffixes.iter().filter_map(|s| *s).collect();
                 named.sort_by_key(|&c| std::cmp::Reverse(worth(c)));
                 let mut list: String = named.into_iter().collect();
+                // No suffix: the man the GUI shows on the from-square (the
+                // GUI's way to decline a promotion), listed first.
                 if suffixes.contains(&None)
-                    && let Some(l) = shown
+                    && let Some(l) = GuiBoard::replayed(pos).letter(pos, from)
                 {
                     list.insert(0, l);
                 }

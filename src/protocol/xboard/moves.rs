@@ -240,7 +240,7 @@ pub fn gui_text(pos: &Position, mv: Move) -> String {
 }
 
 /// One leg of an incoming move: from, to, optional letter.
-type Leg = (Square, Square, Option<char>);
+pub(super) type Leg = (Square, Square, Option<char>);
 
 /// Length of the square name at the start of `text` (a letter and digits).
 fn square_len(text: &str) -> usize {
@@ -255,7 +255,7 @@ fn square_prefix(pos: &Position, text: &str) -> Option<Square> {
     pos.variant().parse_square(&text[..square_len(text)])
 }
 
-fn parse_leg(pos: &Position, text: &str) -> Option<Leg> {
+pub(super) fn parse_leg(pos: &Position, text: &str) -> Option<Leg> {
     let v = pos.variant();
     let b = text.as_bytes();
     let mut i = 0;
