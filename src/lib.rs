@@ -17,6 +17,7 @@ pub mod protocol;
 pub mod search;
 pub mod selfplay;
 pub mod textfile;
+pub mod tune;
 pub mod types;
 pub mod variant;
 

@@ -21,6 +21,9 @@ const USAGE: &str = "usage:
   pgn check FILE         replay every game of a PGN file with the rules and verify it
   datagen VARIANT --games N (--nodes K | --depth D) --out FILE [--threads T] [--seed S] [--openings FILE]
                          self-play training data: quiet positions with score and result, appended
+  tune VARIANT FILE... --out PARAMS [--epochs N] [--seed S] [--lambda L] [--rate R]
+                         [--batch B] [--validation SHARE]
+                         fit the evaluation's weights to datagen files; writes a parameter file
   pictures VARIANT --out DIR
                          SVG piece pictures for XBoard's -pieceImageDirectory
   check [FILE...]        validate ini files (default: the built-in variants.ini)
@@ -103,6 +106,7 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
         "pgn" => pgn_command(&set, args),
         "pictures" => pictures_command(&set, args),
         "datagen" => datagen_command(&set, args),
+        "tune" => tune_command(&set, args),
         "variants" => {
             for name in set.names() {
                 amalgam::outln!("{name}");
@@ -504,6 +508,131 @@ fn datagen_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Most epochs one `tune` run may ask for.
+const MAX_TUNE_EPOCHS: usize = 100_000;
+
+fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
+    let a = Args::parse(
+        args,
+        &[
+            "--out",
+            "--epochs",
+            "--seed",
+            "--lambda",
+            "--rate",
+            "--batch",
+            "--validation",
+        ],
+    )?;
+    let Some((variant, files)) = a.positional.split_first() else {
+        return Err(format!("tune needs VARIANT and data files\n{USAGE}"));
+    };
+    if files.is_empty() {
+        return Err(format!("tune needs at least one data file\n{USAGE}"));
+    }
+    let v = compile(set, variant)?;
+    let out: String = a.get("--out")?.ok_or("tune needs --out PARAMS")?;
+    let defaults = amalgam::tune::TuneOptions::default();
+    let opts = amalgam::tune::TuneOptions {
+        epochs: a.get("--epochs")?.unwrap_or(defaults.epochs),
+        seed: a.get("--seed")?.unwrap_or(defaults.seed),
+        lambda: a.get("--lambda")?.unwrap_or(defaults.lambda),
+        rate: a.get("--rate")?.unwrap_or(defaults.rate),
+        batch: a.get("--batch")?.unwrap_or(defaults.batch),
+        validation: a.get("--validation")?.unwrap_or(defaults.validation),
+    };
+    if !(1..=MAX_TUNE_EPOCHS).contains(&opts.epochs) {
+        return Err(format!("--epochs: from 1 to {MAX_TUNE_EPOCHS}"));
+    }
+    if !(0.0..=1.0).contains(&opts.lambda) {
+        return Err("--lambda: from 0 to 1".into());
+    }
+    if !(0.0..=0.9).contains(&opts.validation) {
+        return Err("--validation: from 0 to 0.9".into());
+    }
+    if !(opts.rate > 0.0 && opts.rate <= 1000.0) {
+        return Err("--rate: above 0, at most 1000".into());
+    }
+    if !(1..=1 << 24).contains(&opts.batch) {
+        return Err("--batch: from 1 to 16777216".into());
+    }
+    let started = std::time::Instant::now();
+    let mut samples = Vec::new();
+    let mut provenance = Vec::new();
+    for file in files {
+        let text = amalgam::textfile::read(file, amalgam::textfile::MAX_TRAINING_BYTES)
+            .map_err(|e| format!("{file}: {e}"))?;
+        provenance.extend(
+            text.lines()
+                .filter(|l| l.starts_with('#'))
+                .take(20)
+                .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
+        );
+        match amalgam::tune::read_data(&v, &text, file) {
+            Ok(s) => samples.extend(s),
+            Err(errors) => {
+                for e in errors.iter().take(10) {
+                    eprintln!("error: {e}");
+                }
+                return Err(format!(
+                    "{file}: {} bad line(s); nothing tuned",
+                    errors.len()
+                ));
+            }
+        }
+    }
+    if samples.is_empty() {
+        return Err("no positions in the data files".into());
+    }
+    eprintln!(
+        "{} positions read and traced in {:.1} s",
+        samples.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let fit = std::time::Instant::now();
+    let mut report_epoch = |e: usize, train: f64, validation: f64| {
+        amalgam::outln!("epoch {e}: training loss {train:.6}, validation loss {validation:.6}");
+    };
+    let report = amalgam::tune::tune(&v.eval.params, &samples, &opts, &mut report_epoch);
+    let secs = fit.elapsed().as_secs_f64();
+    let (last_train, last_validation) = report.epochs.last().copied().unwrap_or(report.before);
+    let speed = (report.train_positions * opts.epochs) as f64 / secs.max(1e-9);
+    let mut header = vec![
+        format!("Evaluation weights for {variant}, fitted by amalgam tune."),
+        format!(
+            "Command: amalgam {}",
+            std::iter::once("tune")
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        format!(
+            "Positions: {} training, {} validation; epochs {}; K = {:.6}; lambda {}",
+            report.train_positions, report.validation_positions, opts.epochs, report.k, opts.lambda
+        ),
+        format!(
+            "Loss before: training {:.6}, validation {:.6}; after: training {last_train:.6}, validation {last_validation:.6}",
+            report.before.0, report.before.1
+        ),
+        "Data:".to_string(),
+    ];
+    header.extend(provenance);
+    let text = report.params.to_text(&header.join("\n"));
+    std::fs::write(&out, text).map_err(|e| format!("{out}: {e}"))?;
+    amalgam::outln!(
+        "K {:.6}; loss before: training {:.6}, validation {:.6}; after: training {last_train:.6}, validation {last_validation:.6}",
+        report.k,
+        report.before.0,
+        report.before.1
+    );
+    amalgam::outln!(
+        "{} positions x {} epochs in {secs:.1} s ({speed:.0} positions x epochs per second); written to {out}",
+        report.train_positions,
+        opts.epochs
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn pictures_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {

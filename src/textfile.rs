@@ -13,6 +13,10 @@ pub const MAX_INI_BYTES: u64 = 1 << 20;
 /// is about 20 MB.
 pub const MAX_DATA_BYTES: u64 = 256 << 20;
 
+/// The largest training data file read (`tune`): a million positions of
+/// `datagen` are about 80 MB.
+pub const MAX_TRAINING_BYTES: u64 = 1 << 30;
+
 /// Why a file was not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReadError {

@@ -198,6 +198,12 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
         "material values (stacks: sum of members)",
     ),
     (
+        "evalParams",
+        "file",
+        "-",
+        "evaluation weights (not inherited; see README)",
+    ),
+    (
         "pieceToCharTable",
         "string",
         "-",
@@ -1079,7 +1085,14 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         pieces,
         eval: Default::default(),
     };
-    variant.eval = crate::eval::build_tables(&variant, &values);
+    let params = eval_params_file(section)?;
+    variant.eval = crate::eval::build_tables(
+        &variant,
+        &values,
+        params
+            .as_ref()
+            .map(|(text, file)| (text.as_str(), file.as_str())),
+    )?;
     // The start position must be a valid position of the variant.
     if let Err(e) =
         crate::board::Position::from_fen(std::sync::Arc::new(variant.clone()), &start_fen)
@@ -1329,4 +1342,35 @@ fn reach(rules: &[Rule]) -> Vec<bool> {
         }
     }
     t
+}
+
+/// The parameter file a section names with `evalParams` (its own entry
+/// only: a variant's men differ from its parent's, so its parent's weights
+/// would not fit), as its text and its name for errors. A name is looked up
+/// beside the ini file, then among the files the binary embeds; the
+/// shipped ini uses embedded files only.
+fn eval_params_file(section: &Section) -> Result<Option<(String, String)>, Vec<IniError>> {
+    let Some(entry) = section.entries.iter().rev().find(|e| e.key == "evalParams") else {
+        return Ok(None);
+    };
+    let name = entry.value.trim();
+    let embedded = super::SHIPPED_PARAMS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| (text.to_string(), n.to_string()));
+    if entry.file == super::BUILTIN_INI_NAME {
+        return embedded
+            .map(Some)
+            .ok_or_else(|| vec![entry.error(format!("no embedded parameter file '{name}'"))]);
+    }
+    let path = std::path::Path::new(&entry.file)
+        .parent()
+        .map_or_else(|| std::path::PathBuf::from(name), |dir| dir.join(name));
+    let path = path.to_string_lossy().into_owned();
+    match crate::textfile::read(&path, crate::textfile::MAX_INI_BYTES) {
+        Ok(text) => Ok(Some((text, path))),
+        Err(e) => embedded
+            .map(Some)
+            .ok_or_else(|| vec![entry.error(format!("{path}: {e}"))]),
+    }
 }

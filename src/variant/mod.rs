@@ -15,6 +15,10 @@ pub use ini::IniError;
 pub const BUILTIN_INI: &str = include_str!("../../variants.ini");
 pub const BUILTIN_INI_NAME: &str = "variants.ini";
 
+/// The parameter files the binary embeds, by the name an ini's
+/// `evalParams` gives (see [`crate::eval::params`]).
+pub const SHIPPED_PARAMS: &[(&str, &str)] = &[];
+
 /// A set of squares of the padded mailbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SquareSet(pub [u64; 4]);

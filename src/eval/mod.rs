@@ -1,0 +1,866 @@
+//! Static evaluation, general over variants.
+//!
+//! Every weight is data ([`params`]): defaults derived from the variant,
+//! replaced by a parameter file where the variant names one. Material and
+//! piece-square terms are kept incrementally by the board (see
+//! [`EvalTables`]); the rest is computed per call and kept cheap: pawn
+//! structure, king shelter, slider mobility, pairs of colour-bound men, and
+//! scaling toward a draw when the side ahead cannot force mate. Each term is
+//! written once, generic over [`Terms`], so that the tuner's trace of a
+//! position ([`trace`]) and the evaluation in play are the same function.
+
+pub mod params;
+
+use crate::board::Position;
+use crate::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
+use crate::variant::{IniError, Variant};
+pub use params::{EvalParams, Layout};
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+/// A middlegame / endgame pair of centipawn values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub mg: i32,
+    pub eg: i32,
+}
+
+impl Score {
+    pub const ZERO: Score = Score { mg: 0, eg: 0 };
+    pub const fn new(mg: i32, eg: i32) -> Score {
+        Score { mg, eg }
+    }
+}
+
+impl Add for Score {
+    type Output = Score;
+    fn add(self, o: Score) -> Score {
+        Score::new(self.mg + o.mg, self.eg + o.eg)
+    }
+}
+impl Sub for Score {
+    type Output = Score;
+    fn sub(self, o: Score) -> Score {
+        Score::new(self.mg - o.mg, self.eg - o.eg)
+    }
+}
+impl Neg for Score {
+    type Output = Score;
+    fn neg(self) -> Score {
+        Score::new(-self.mg, -self.eg)
+    }
+}
+impl AddAssign for Score {
+    fn add_assign(&mut self, o: Score) {
+        *self = *self + o;
+    }
+}
+impl SubAssign for Score {
+    fn sub_assign(&mut self, o: Score) {
+        *self = *self - o;
+    }
+}
+
+impl Mul<i32> for Score {
+    type Output = Score;
+    fn mul(self, n: i32) -> Score {
+        Score::new(self.mg * n, self.eg * n)
+    }
+}
+
+/// Per-variant tables of the evaluation: its weights, and the incremental
+/// material and piece-square table built from them.
+#[derive(Clone, Debug, Default)]
+pub struct EvalTables {
+    /// Every weight (see [`params`]).
+    pub params: EvalParams,
+    /// Material plus piece-square value of each cell code on each square,
+    /// from White's point of view (Black's codes are negative).
+    pub psq: Vec<Score>,
+    /// Game-phase weight of each cell code (non-pawn material).
+    pub phase: Vec<i32>,
+    /// Phase of the start position (the middlegame end of the taper).
+    pub max_phase: i32,
+    /// Middlegame value of each piece type from the ini (or estimated), for
+    /// move ordering, exchanges and pruning; the evaluation's own material
+    /// weights may differ.
+    pub value: Vec<i32>,
+    /// Per cell code: the slide directions counted for mobility (empty for
+    /// pawn types and men that do not slide).
+    pub rides: Vec<Vec<i16>>,
+    /// Cell codes of the men with slides (bit per code), so that the
+    /// mobility loop passes over the others at once.
+    pub sliders: u64,
+}
+
+/// Value of a pawn-type man; everything is scaled to it.
+pub const PAWN_VALUE: i32 = 100;
+
+/// Centipawns per move of empty-board mobility above a piece's average on a
+/// square (centralisation): about what a knight gains from the rim to the
+/// centre in common piece-square tables (-50 to +20 over 6 moves).
+const CENTRAL_MG: i32 = 5;
+const CENTRAL_EG: i32 = 4;
+
+/// Estimated value of a piece with no value in the ini file: 30 cp per move
+/// of average empty-board mobility plus 120, fitted by eye to the chess men
+/// (knight 5.25 moves -> 280, rook 14 -> 540, queen 22.75 -> 800): a rough
+/// guide for user variants, never used by the shipped ones.
+fn estimate_value(avg_mobility: f64) -> i32 {
+    (120.0 + 30.0 * avg_mobility) as i32
+}
+
+/// Number of moves (quiet or capture) a piece of type `t` has from `sq` on an
+/// otherwise empty board.
+fn empty_board_mobility(v: &Variant, t: PieceType, color: Color, sq: Square) -> usize {
+    let mut cells = [Cell::OFFBOARD; BOARD_CELLS];
+    for s in &v.squares {
+        cells[s.index()] = Cell::EMPTY;
+    }
+    let mut seen = crate::variant::SquareSet::default();
+    let mut n = 0;
+    for rule in &v.piece(t).rules[color.index()] {
+        if rule.initial {
+            continue;
+        }
+        let mut q = sq.index() as isize + rule.start as isize;
+        if cells[q as usize].is_offboard() && rule.start != 0 {
+            continue;
+        }
+        for _ in 0..rule.max {
+            q += rule.step as isize;
+            if q < 0 || q as usize >= BOARD_CELLS || cells[q as usize].is_offboard() {
+                break;
+            }
+            if !seen.contains(q as usize) {
+                seen.insert(q as usize);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// The exchange value of each piece type: the ini's value (`values`, 0
+/// where none was given), else estimated from mobility; a stack without
+/// one is worth its members plus 10 cp for each extra man (for the freedom
+/// of splitting, a guess). Also the average empty-board mobility per type.
+fn exchange_values(v: &Variant, values: &[i32]) -> (Vec<i32>, Vec<f64>) {
+    let n = v.pieces.len();
+    let mut value = vec![0i32; n];
+    let mut avg = vec![0f64; n];
+    for (i, p) in v.pieces.iter().enumerate() {
+        let t = PieceType(i as u8);
+        let total: usize = v
+            .squares
+            .iter()
+            .map(|&s| empty_board_mobility(v, t, Color::White, s))
+            .sum();
+        avg[i] = total as f64 / v.squares.len().max(1) as f64;
+        let given = values.get(i).copied().filter(|&x| x > 0);
+        value[i] = if p.royal {
+            0
+        } else if v.promotion_pawns & t.bit() != 0 {
+            given.unwrap_or(PAWN_VALUE)
+        } else {
+            given.unwrap_or_else(|| estimate_value(avg[i]))
+        };
+    }
+    for (i, p) in v.pieces.iter().enumerate() {
+        if p.members.count_ones() >= 2 {
+            let members: i32 = (0..n)
+                .filter(|&j| p.members & (1u64 << j) != 0)
+                .map(|j| value[j])
+                .sum();
+            let sum = values.get(i).copied().filter(|&x| x > 0).unwrap_or(members);
+            value[i] = sum + 10 * (p.members.count_ones() as i32 - 1);
+        }
+    }
+    (value, avg)
+}
+
+/// The layout of a variant's weights.
+fn layout(v: &Variant) -> Layout {
+    let n = v.pieces.len();
+    let is_pawn = |i: usize| v.promotion_pawns & PieceType(i as u8).bit() != 0;
+    Layout::new(
+        v.files,
+        v.ranks,
+        v.pieces.iter().map(|p| p.letter).collect(),
+        (0..n)
+            .map(|i| !is_pawn(i) && v.pieces[i].fast.iter().any(|f| !f.rides.is_empty()))
+            .collect(),
+        (0..n)
+            .map(|i| v.mating.color_bound & PieceType(i as u8).bit() != 0)
+            .collect(),
+        (0..n).map(is_pawn).collect(),
+    )
+}
+
+/// The default weights of a variant: material from the exchange values,
+/// piece-square values from empty-board mobility (centralisation), the king
+/// home in the middlegame and central in the endgame, pawn-type men
+/// advancing; the other terms as set by hand before any tuning.
+fn default_params(v: &Variant, value: &[i32], avg: &[f64]) -> EvalParams {
+    let mut p = EvalParams::zero(layout(v));
+    let l = p.layout.clone();
+    let w = &mut p.weights;
+    let centre_f = (v.files as f64 - 1.0) / 2.0;
+    let centre_r = (v.ranks as f64 - 1.0) / 2.0;
+    for (i, piece) in v.pieces.iter().enumerate() {
+        let t = PieceType(i as u8);
+        w[l.value(i)] = Score::new(value[i], value[i]);
+        let pawn = l.pawn[i];
+        for &sq in &v.squares {
+            let (file, rank) = (sq.file(), sq.rank());
+            let df = (file as f64 - centre_f).abs();
+            let dr = (rank as f64 - centre_r).abs();
+            let centre_dist = df.max(dr) as i32;
+            let r = rank as i32;
+            w[l.psq(i, file, rank)] = if piece.royal {
+                // Middlegame: stay home; endgame: come to the centre.
+                Score::new(-12 * r.min(3), -10 * centre_dist)
+            } else if pawn {
+                // Advance, the centre files more in the middlegame.
+                let central = df <= 1.0;
+                Score::new(if central { 5 * (r - 1) } else { 2 * (r - 1) }, 4 * (r - 1))
+            } else {
+                let m = empty_board_mobility(v, t, Color::White, sq) as f64;
+                let d = (m - avg[i]).clamp(-8.0, 8.0);
+                Score::new(
+                    (CENTRAL_MG as f64 * d) as i32,
+                    (CENTRAL_EG as f64 * d) as i32,
+                )
+            };
+        }
+        if l.sliding[i] {
+            // A rook boxed in by its own men loses about 30 cp.
+            w[l.mobility(i)] = Score::new(8, 6);
+        }
+    }
+    // Passed pawns by distance to promotion (1 = next step promotes),
+    // endgame-heavy as in most engines.
+    for d in 1..v.ranks.max(2) {
+        w[l.passed(d)] = match d {
+            1 => Score::new(60, 120),
+            2 => Score::new(35, 70),
+            3 => Score::new(15, 40),
+            4 => Score::new(8, 20),
+            _ => Score::new(4, 10),
+        };
+    }
+    w[l.doubled()] = Score::new(-10, -20);
+    w[l.shelter()] = Score::new(10, 0);
+    w[l.tempo()] = Score::new(10, 10);
+    p
+}
+
+/// Build the tables of a variant. `values` holds the ini's piece values by
+/// type (0 where none was given); `file` a parameter file's text and name,
+/// whose weights replace the defaults.
+pub fn build_tables(
+    v: &Variant,
+    values: &[i32],
+    file: Option<(&str, &str)>,
+) -> Result<EvalTables, Vec<IniError>> {
+    let n = v.pieces.len();
+    let (value, avg) = exchange_values(v, values);
+    let mut params = default_params(v, &value, &avg);
+    if let Some((text, name)) = file {
+        params.read_text(text, name)?;
+    }
+    let l = &params.layout;
+    let codes = 2 + 2 * n;
+    let mut psq = vec![Score::ZERO; codes * BOARD_CELLS];
+    let mut phase = vec![0i32; codes];
+    for (i, p) in v.pieces.iter().enumerate() {
+        let t = PieceType(i as u8);
+        for color in Color::BOTH {
+            let code = Cell::piece(t, color).0 as usize;
+            if !p.royal && !l.pawn[i] {
+                phase[code] = (value[i] / PAWN_VALUE).max(1);
+            }
+            for &sq in &v.squares {
+                let s = params.weights[l.value(i)]
+                    + params.weights[l.psq(i, sq.file(), relative_rank(v, sq, color))];
+                psq[code * BOARD_CELLS + sq.index()] = if color == Color::White { s } else { -s };
+            }
+        }
+    }
+    // The start position's phase is the top of the taper.
+    let max_phase = start_phase(v, &phase).max(1);
+    let mut rides = vec![Vec::new(); codes];
+    for (i, p) in v.pieces.iter().enumerate() {
+        if l.sliding[i] {
+            for color in Color::BOTH {
+                rides[Cell::piece(PieceType(i as u8), color).0 as usize] =
+                    p.fast[color.index()].rides.clone();
+            }
+        }
+    }
+    let sliders = rides
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+        .fold(0u64, |mask, (code, _)| mask | 1 << code);
+    Ok(EvalTables {
+        params,
+        psq,
+        phase,
+        max_phase,
+        value,
+        rides,
+        sliders,
+    })
+}
+
+/// The rank of `sq` counted from `color`'s side (0 is its first rank).
+#[inline]
+fn relative_rank(v: &Variant, sq: Square, color: Color) -> usize {
+    match color {
+        Color::White => sq.rank(),
+        Color::Black => v.ranks - 1 - sq.rank(),
+    }
+}
+
+fn start_phase(v: &Variant, phase: &[i32]) -> i32 {
+    let board = v.start_fen.split_whitespace().next().unwrap_or("");
+    let mut sum = 0;
+    for c in board.chars() {
+        if let Some(t) = v.type_of_letter(c) {
+            let color = if c.is_ascii_uppercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
+            sum += phase[Cell::piece(t, color).0 as usize];
+        }
+    }
+    sum
+}
+
+/// Where the evaluation's terms go: summed with their weights in play, or
+/// recorded for the tuner ([`trace`]). Every term is written once, generic
+/// over this, so that the two cannot disagree.
+pub(crate) trait Terms {
+    /// `count` times the weight at `index`, for `color`.
+    fn add(&mut self, index: usize, color: Color, count: i32);
+}
+
+/// The sum of the terms with the variant's weights, from White's side.
+struct Weighted<'a> {
+    weights: &'a [Score],
+    sum: Score,
+}
+
+impl Terms for Weighted<'_> {
+    #[inline(always)]
+    fn add(&mut self, index: usize, color: Color, count: i32) {
+        let x = self.weights[index] * count;
+        if color == Color::White {
+            self.sum += x;
+        } else {
+            self.sum -= x;
+        }
+    }
+}
+
+/// Against a bare king: cp per step the lone king stands from the centre
+/// (in half-squares), and per step the two kings are closer than the board
+/// allows. Mates against a lone king happen on the edge with the strong
+/// king near, so this leads the search toward them (the "mop-up" term of
+/// many engines, sized so that it never outweighs a pawn of material).
+const MOPUP_EDGE: i32 = 8;
+const MOPUP_KINGS: i32 = 4;
+
+/// At most this many men on the board: the mop-up term and the scaling
+/// of a side ahead without mating potential apply.
+const FEW_MEN: usize = 6;
+
+/// The score of a side ahead without mating potential is divided by this.
+const NO_MATE_DIVISOR: i32 = 8;
+
+/// Bonus for `strong` when the other side has a bare king and `strong` can
+/// force mate: the lone king near the edge, the strong king near it.
+fn mop_up(pos: &Position, strong: Color) -> i32 {
+    let weak = strong.flip();
+    if pos.men(weak).len() != 1 || !pos.has_mating_potential(strong) {
+        return 0;
+    }
+    let v = pos.variant();
+    let lone = Square(pos.b.kings[weak.index()]);
+    let own = Square(pos.b.kings[strong.index()]);
+    // Distance from the centre in half-squares: 1 in the middle of an
+    // even board, files - 1 on its edge.
+    let off = |x: usize, n: usize| (2 * x as i32 - (n as i32 - 1)).abs();
+    let centre = off(lone.file(), v.files).max(off(lone.rank(), v.ranks));
+    let apart = (lone.file() as i32 - own.file() as i32)
+        .abs()
+        .max((lone.rank() as i32 - own.rank() as i32).abs());
+    let widest = v.files.max(v.ranks) as i32 - 1;
+    MOPUP_EDGE * centre + MOPUP_KINGS * (widest - apart)
+}
+
+/// The middlegame and endgame values blended by the game phase. In 64 bits:
+/// the ini's piece values (up to 100000 each) make both the values and the
+/// phase large enough for their product to leave `i32`. The blend lies
+/// between the two values, so it fits again.
+fn taper(s: Score, phase: i32, max_phase: i32) -> i32 {
+    let max_phase = i64::from(max_phase.max(1));
+    let phase = i64::from(phase).clamp(0, max_phase);
+    let blend = (i64::from(s.mg) * phase + i64::from(s.eg) * (max_phase - phase)) / max_phase;
+    let bound = i64::from(i32::MAX);
+    blend.clamp(-bound, bound) as i32
+}
+
+/// The tempo weight for the side to move, tapered.
+#[inline]
+fn tempo(pos: &Position) -> i32 {
+    let t = &pos.variant().eval;
+    let w = t.params.weights[t.params.layout.tempo()];
+    // One weight for both ends needs no blend (and no division).
+    if w.mg == w.eg {
+        return w.mg;
+    }
+    taper(w, pos.b.phase, t.max_phase)
+}
+
+/// Material and piece-square terms only (tapered), from the side to move's
+/// point of view: a cheap estimate the full evaluation rarely moves by more
+/// than [`LAZY_MARGIN`].
+pub fn quick(pos: &Position) -> i32 {
+    let t = &pos.variant().eval;
+    let s = pos.b.psq;
+    let score = taper(s, pos.b.phase, t.max_phase);
+    (if pos.side_to_move() == Color::White {
+        score
+    } else {
+        -score
+    }) + tempo(pos)
+}
+
+/// Bound on how far the positional terms move the score from [`quick`]
+/// (passed pawns dominate it).
+pub const LAZY_MARGIN: i32 = 300;
+
+/// Pawn-structure terms of the variant's pawn types: doubled, isolated,
+/// connected and passed men. They depend on those men alone, so they are
+/// cached by the pawn hash (see [`PawnCache`]).
+fn pawn_terms(pos: &Position, acc: &mut impl Terms) {
+    let v = &**pos.variant();
+    let l = &v.eval.params.layout;
+    let cells = &pos.b.cells;
+    let is_pawn = |c: Cell| v.promotion_pawns & c.kind().bit() != 0;
+    // Per file (shifted by one, so that both neighbours of every file have
+    // a slot), the rank of the rearmost White and foremost Black pawn-type
+    // man as seen by the other side (for passed pawns), and per side the
+    // files that hold one (for isolated ones).
+    let mut lowest_white = [i32::MAX; 18];
+    let mut highest_black = [i32::MIN; 18];
+    let mut files = [0u32; 2];
+    for color in Color::BOTH {
+        for &sq in pos.men(color) {
+            if is_pawn(cells[sq as usize]) {
+                let sq = Square(sq);
+                let (f, r) = (sq.file() + 1, sq.rank() as i32);
+                files[color.index()] |= 1 << f;
+                match color {
+                    Color::White => lowest_white[f] = lowest_white[f].min(r),
+                    Color::Black => highest_black[f] = highest_black[f].max(r),
+                }
+            }
+        }
+    }
+    for color in Color::BOTH {
+        let fwd: isize = if color == Color::White { 16 } else { -16 };
+        let own = |c: Cell| c.is_color(color) && is_pawn(c);
+        for &sq in pos.men(color) {
+            if !is_pawn(cells[sq as usize]) {
+                continue;
+            }
+            let at = |d: isize| cells[(sq as isize + d) as usize];
+            if own(at(fwd)) {
+                acc.add(l.doubled(), color, 1);
+            }
+            if own(at(-1)) || own(at(1)) || own(at(-fwd - 1)) || own(at(-fwd + 1)) {
+                acc.add(l.connected(), color, 1);
+            }
+            let square = Square(sq);
+            let (f, r) = (square.file() + 1, square.rank() as i32);
+            if files[color.index()] & (0b101 << (f - 1)) == 0 {
+                acc.add(l.isolated(), color, 1);
+            }
+            let passed = match color {
+                Color::White => (f - 1..=f + 1).all(|x| highest_black[x] <= r),
+                Color::Black => (f - 1..=f + 1).all(|x| lowest_white[x] >= r),
+            };
+            if passed {
+                let distance = match color {
+                    Color::White => v.ranks as i32 - 1 - r,
+                    Color::Black => r,
+                };
+                acc.add(l.passed(distance.max(1) as usize), color, 1);
+            }
+        }
+    }
+}
+
+/// The terms computed at every call: mobility of sliding men, the king's
+/// pawn shelter, and pairs of colour-bound men on both colours.
+fn positional_terms(pos: &Position, acc: &mut impl Terms) {
+    let v = &**pos.variant();
+    let t = &v.eval;
+    let l = &t.params.layout;
+    let cells = &pos.b.cells;
+    let bound = v.mating.color_bound;
+    for color in Color::BOTH {
+        let fwd: isize = if color == Color::White { 16 } else { -16 };
+        // Mobility of sliders, cheaply: the directions not blocked at the
+        // first step by a friendly man. `own` has a bit for the cell code of
+        // each of this side's men (even codes from 2 for White, odd for Black).
+        let own = 0x5555_5555_5555_5554u64 << color.index();
+        // Colour-bound types seen on light and on dark squares.
+        let mut on = [0u64; 2];
+        for &sq in pos.men(color) {
+            let cell = cells[sq as usize];
+            let code = cell.0;
+            if bound & cell.kind().bit() != 0 {
+                let s = Square(sq);
+                on[(s.file() + s.rank()) & 1] |= cell.kind().bit();
+            }
+            if (t.sliders >> code) & 1 == 0 {
+                continue;
+            }
+            let mut free = 0;
+            for &d in &t.rides[code as usize] {
+                let c = cells[(sq as isize + d as isize) as usize].0;
+                free += ((own >> c) & 1 ^ 1) as i32;
+            }
+            acc.add(l.mobility(cell.kind().index()), color, free);
+        }
+        let mut pairs = on[0] & on[1];
+        while pairs != 0 {
+            acc.add(l.pair(pairs.trailing_zeros() as usize), color, 1);
+            pairs &= pairs - 1;
+        }
+        // King shelter.
+        let k = pos.b.kings[color.index()] as isize;
+        let mut shelter = 0;
+        for df in [-1, 0, 1] {
+            let c = cells[(k + fwd + df) as usize];
+            if c.is_color(color) && v.promotion_pawns & c.kind().bit() != 0 {
+                shelter += 1;
+            }
+        }
+        if shelter != 0 {
+            acc.add(l.shelter(), color, shelter);
+        }
+    }
+}
+
+/// Pawn-structure scores by pawn hash. A position without pawn-type men has
+/// hash 0 and structure zero, which is what a fresh slot holds.
+pub struct PawnCache {
+    slots: Vec<(u64, Score)>,
+}
+
+impl PawnCache {
+    const SIZE: usize = 1 << 14;
+
+    pub fn new() -> PawnCache {
+        PawnCache {
+            slots: vec![(0, Score::ZERO); Self::SIZE],
+        }
+    }
+
+    fn structure(&mut self, pos: &Position) -> Score {
+        let key = pos.b.pawn_hash;
+        let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
+        if slot.0 != key {
+            let mut acc = Weighted {
+                weights: &pos.variant().eval.params.weights,
+                sum: Score::ZERO,
+            };
+            pawn_terms(pos, &mut acc);
+            *slot = (key, acc.sum);
+        }
+        slot.1
+    }
+}
+
+impl Default for PawnCache {
+    fn default() -> Self {
+        PawnCache::new()
+    }
+}
+
+/// The tapered sum `s` (White's side) made a score for the side to move:
+/// the mop-up term and the scaling of a side ahead that cannot mate, then
+/// the tempo.
+fn finish(pos: &Position, s: Score) -> i32 {
+    let t = &pos.variant().eval;
+    let mut score = taper(s, pos.b.phase, t.max_phase);
+    let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= FEW_MEN;
+    if few {
+        score += mop_up(pos, Color::White) - mop_up(pos, Color::Black);
+        let ahead = if score > 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if score != 0 && !pos.has_mating_potential(ahead) {
+            score /= NO_MATE_DIVISOR;
+        }
+    }
+    let stm = if pos.side_to_move() == Color::White {
+        score
+    } else {
+        -score
+    };
+    stm + tempo(pos)
+}
+
+/// The static evaluation from the side to move's point of view, with the
+/// pawn-structure cache kept by the caller.
+pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
+    let mut acc = Weighted {
+        weights: &pos.variant().eval.params.weights,
+        sum: pos.b.psq + pawns.structure(pos),
+    };
+    positional_terms(pos, &mut acc);
+    finish(pos, acc.sum)
+}
+
+/// The evaluation of a position as a function of its weights, for the
+/// tuner: White's score is
+/// `scale * (taper(sum of count * weight) + mop_up) + tempo_sign * taper(tempo)`
+/// where `scale` is `1 / NO_MATE_DIVISOR` when [`Trace::no_mate`] holds for
+/// the side the bracket favours, else 1.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// Weight index and White's count minus Black's, by index, none zero
+    /// (the tempo is not among them).
+    pub terms: Vec<(u32, i32)>,
+    pub phase: i32,
+    pub max_phase: i32,
+    /// White's mop-up bonus minus Black's (fixed).
+    pub mop_up: i32,
+    /// Per side: few men are left and the side has no mating potential.
+    pub no_mate: [bool; 2],
+    /// +1 with White to move, -1 with Black.
+    pub tempo_sign: i32,
+}
+
+/// The recorded terms of [`trace`].
+struct Recorder(Vec<(u32, i32)>);
+
+impl Terms for Recorder {
+    fn add(&mut self, index: usize, color: Color, count: i32) {
+        let n = if color == Color::White { count } else { -count };
+        self.0.push((index as u32, n));
+    }
+}
+
+/// Every term of the evaluation of `pos` with its count.
+pub fn trace(pos: &Position) -> Trace {
+    let v = &**pos.variant();
+    let t = &v.eval;
+    let l = &t.params.layout;
+    let mut rec = Recorder(Vec::new());
+    for color in Color::BOTH {
+        for &sq in pos.men(color) {
+            let kind = pos.b.cells[sq as usize].kind().index();
+            let sq = Square(sq);
+            rec.add(l.value(kind), color, 1);
+            let rank = relative_rank(v, sq, color);
+            rec.add(l.psq(kind, sq.file(), rank), color, 1);
+        }
+    }
+    pawn_terms(pos, &mut rec);
+    positional_terms(pos, &mut rec);
+    let mut terms = rec.0;
+    terms.sort_unstable_by_key(|&(i, _)| i);
+    let mut merged: Vec<(u32, i32)> = Vec::with_capacity(terms.len());
+    for (i, n) in terms {
+        match merged.last_mut() {
+            Some(last) if last.0 == i => last.1 += n,
+            _ => merged.push((i, n)),
+        }
+    }
+    merged.retain(|&(_, n)| n != 0);
+    let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= FEW_MEN;
+    let no_mate = |c: Color| few && !pos.has_mating_potential(c);
+    Trace {
+        terms: merged,
+        phase: pos.b.phase,
+        max_phase: t.max_phase,
+        mop_up: if few {
+            mop_up(pos, Color::White) - mop_up(pos, Color::Black)
+        } else {
+            0
+        },
+        no_mate: [no_mate(Color::White), no_mate(Color::Black)],
+        tempo_sign: if pos.side_to_move() == Color::White {
+            1
+        } else {
+            -1
+        },
+    }
+}
+
+impl Trace {
+    /// White's score under `weights` (floating point, as the tuner sees it).
+    pub fn white_score(&self, weights: &[Score], tempo: usize) -> f64 {
+        let (mg, eg) = self.terms.iter().fold((0.0, 0.0), |(mg, eg), &(i, n)| {
+            let w = weights[i as usize];
+            (
+                mg + f64::from(w.mg) * f64::from(n),
+                eg + f64::from(w.eg) * f64::from(n),
+            )
+        });
+        let p = self.middlegame_share();
+        let inner = mg * p + eg * (1.0 - p) + f64::from(self.mop_up);
+        let t = weights[tempo];
+        self.scale(inner) * inner
+            + f64::from(self.tempo_sign) * (f64::from(t.mg) * p + f64::from(t.eg) * (1.0 - p))
+    }
+
+    /// The middlegame share of the taper (phase over its maximum).
+    pub fn middlegame_share(&self) -> f64 {
+        let m = self.max_phase.max(1);
+        f64::from(self.phase.clamp(0, m)) / f64::from(m)
+    }
+
+    /// The factor on a bracket worth `inner` for White.
+    pub fn scale(&self, inner: f64) -> f64 {
+        let ahead = if inner > 0.0 { 0 } else { 1 };
+        if inner != 0.0 && self.no_mate[ahead] {
+            1.0 / f64::from(NO_MATE_DIVISOR)
+        } else {
+            1.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::Rng;
+    use crate::types::MoveList;
+    use std::sync::Arc;
+
+    /// A copy of a shipped variant whose every weight is random (so that
+    /// each term, those that default to zero too, counts).
+    fn with_random_weights(name: &str, seed: u64) -> Arc<Variant> {
+        let v = crate::VariantSet::builtin().compile(name).expect("variant");
+        let mut rng = Rng::new(seed);
+        let mut p = v.eval.params.clone();
+        for w in p.weights.iter_mut() {
+            let mut r = || (rng.next_u64() % 101) as i32 - 50;
+            *w = Score::new(r(), r());
+        }
+        let text = p.to_text("random");
+        let mut copy = (*v).clone();
+        copy.eval = build_tables(&copy, &v.eval.value, Some((&text, "random"))).expect("tables");
+        assert_eq!(copy.eval.params.to_text("random"), text);
+        Arc::new(copy)
+    }
+
+    /// The tuner's reading of a position (its trace) gives the evaluation
+    /// in play, up to the integer rounding of the taper and the scaling,
+    /// along random games in every shipped variant.
+    #[test]
+    fn the_trace_gives_the_evaluation_along_random_games() {
+        for name in ["chess", "combination", "team-mate", "compound"] {
+            let v = with_random_weights(name, 7);
+            let mut rng = Rng::new(11);
+            let mut pawns = PawnCache::new();
+            let mut checked = 0;
+            for _game in 0..20 {
+                let mut pos = Position::startpos(v.clone());
+                for _ply in 0..120 {
+                    let e = evaluate(&pos, &mut pawns);
+                    let white = if pos.side_to_move() == Color::White {
+                        e
+                    } else {
+                        -e
+                    };
+                    let tr = trace(&pos);
+                    let model =
+                        tr.white_score(&v.eval.params.weights, v.eval.params.layout.tempo());
+                    assert!(
+                        (model - f64::from(white)).abs() <= 3.0,
+                        "{name} {}: trace {model}, evaluate {white}",
+                        pos.to_fen()
+                    );
+                    checked += 1;
+                    let mut moves = MoveList::new();
+                    crate::movegen::legal_moves(&mut pos, &mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+                    pos.make(m);
+                }
+            }
+            assert!(checked > 1000, "{name}: {checked}");
+        }
+    }
+
+    /// Each new term changes the evaluation when its weight does.
+    #[test]
+    fn pawn_terms_and_pairs_count_where_they_apply() {
+        let v = crate::VariantSet::builtin()
+            .compile("chess")
+            .expect("chess");
+        let l = &v.eval.params.layout;
+        // White: isolated a-pawn, connected d- and e-pawns, both bishops.
+        let pos =
+            Position::from_fen(v.clone(), "4k3/8/8/8/8/8/P2PP3/2B1KB2 w - - 0 1").expect("fen");
+        let tr = trace(&pos);
+        let count = |i: usize| {
+            tr.terms
+                .iter()
+                .find(|t| t.0 as usize == i)
+                .map_or(0, |t| t.1)
+        };
+        assert_eq!(count(l.isolated()), 1);
+        assert_eq!(count(l.connected()), 2);
+        let bishop = v.type_of_letter('b').expect("bishop").index();
+        assert_eq!(count(l.pair(bishop)), 1);
+        assert_eq!(count(l.passed(6)), 3);
+    }
+
+    #[test]
+    fn mop_up_drives_the_lone_king_to_the_edge() {
+        // Team-Mate: Wazir-Knight and Wazir-Alfil together can mate.
+        let edge = Position::builtin("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
+        let centre = Position::builtin("team-mate", "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1");
+        assert!(mop_up(&edge, Color::White) > mop_up(&centre, Color::White));
+        assert_eq!(mop_up(&edge, Color::Black), 0);
+        let mut pawns = PawnCache::new();
+        assert!(evaluate(&edge, &mut pawns) > evaluate(&centre, &mut pawns));
+        // No bonus without mating potential (a lone Knight cannot mate
+        // here), nor when the weaker side has more than its king.
+        let lone_knight = Position::builtin("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");
+        assert_eq!(mop_up(&lone_knight, Color::White), 0);
+        let defended = Position::builtin("team-mate", "k7/p7/8/8/3K4/8/8/3UF3 w - - 0 1");
+        assert_eq!(mop_up(&defended, Color::White), 0);
+    }
+
+    /// Piece values from the ini may be as large as 100000: a side a few
+    /// such men ahead, with many on the board, is evaluated without overflow.
+    #[test]
+    fn large_ini_piece_values_evaluate_without_overflow() {
+        let mut set = crate::VariantSet::builtin();
+        let ini = "[queens:chess]\npieceValues = q:100000\n\
+                   startFen = rnbqkbnr/qqqqqqqq/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1\n";
+        let (_, errors) = set.load_str(ini, "t.ini");
+        assert!(errors.is_empty(), "{errors:?}");
+        let v = set.compile("queens").expect("variant");
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1";
+        let p = Position::from_fen(v, fen).expect("fen");
+        let mut pawns = PawnCache::new();
+        assert!(evaluate(&p, &mut pawns) > 100_000);
+        assert!(quick(&p) > 100_000);
+    }
+}

@@ -1,0 +1,429 @@
+//! The evaluation's weights as data.
+//!
+//! Every weight of the evaluation is a middlegame / endgame pair held in one
+//! flat vector per variant; a [`Layout`] says where each term's weights lie.
+//! The defaults are derived from the variant (material from the ini's piece
+//! values, piece-square values from empty-board mobility); a parameter file
+//! replaces any of them.
+//!
+//! # Parameter files
+//!
+//! Plain text, one `name = numbers` line per weight or row of weights;
+//! `#` starts a comment. A weight not named keeps its default; a name the
+//! variant has no use for, a wrong count of numbers, a number outside
+//! plus or minus 100,000 or a name given twice is an error with file and
+//! line. The names (`L` is a man's lower-case letter, `R` a rank number
+//! counted from White's side, `D` a distance):
+//!
+//! | name | numbers | meaning |
+//! |---|---|---|
+//! | `value.L` | mg eg | material |
+//! | `psq.L.mg.R`, `psq.L.eg.R` | one per file | piece-square values of White's man (Black's mirrored by rank) |
+//! | `passed.D` | mg eg | a passed pawn-type man D steps from promotion |
+//! | `doubled` | mg eg | a pawn-type man with a friendly one directly ahead |
+//! | `isolated` | mg eg | a pawn-type man with no friendly one on a neighbouring file |
+//! | `connected` | mg eg | a pawn-type man beside or diagonally behind a friendly one |
+//! | `shelter` | mg eg | per friendly pawn-type man on the three squares in front of the king |
+//! | `mobility.L` | mg eg | per slide direction of a sliding man open at its first step |
+//! | `pair.L` | mg eg | a colour-bound man of this type on both square colours |
+//! | `tempo` | mg eg | the side to move |
+//!
+//! [`EvalParams::to_text`] writes every name, so a written file is a full
+//! list to edit.
+
+use super::Score;
+use crate::variant::IniError;
+
+/// The largest weight a file may give, in centipawns (the ini's piece
+/// values have the same bound).
+pub const MAX_WEIGHT: i32 = 100_000;
+
+/// Where each term's weights lie in the flat vector of a variant.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    pub files: usize,
+    pub ranks: usize,
+    /// Per piece type: its lower-case letter.
+    pub letters: Vec<char>,
+    /// Per piece type: whether it slides (has a mobility weight).
+    pub sliding: Vec<bool>,
+    /// Per piece type: whether it is colour-bound (has a pair weight).
+    pub bound: Vec<bool>,
+    /// Per piece type: whether it is one of the variant's pawn types.
+    pub pawn: Vec<bool>,
+    value: usize,
+    psq: usize,
+    passed: usize,
+    doubled: usize,
+    isolated: usize,
+    connected: usize,
+    shelter: usize,
+    mobility: usize,
+    pair: usize,
+    tempo: usize,
+    len: usize,
+}
+
+impl Layout {
+    /// The layout of a variant with these men and board.
+    pub fn new(
+        files: usize,
+        ranks: usize,
+        letters: Vec<char>,
+        sliding: Vec<bool>,
+        bound: Vec<bool>,
+        pawn: Vec<bool>,
+    ) -> Layout {
+        let n = letters.len();
+        let squares = files * ranks;
+        let value = 0;
+        let psq = value + n;
+        let passed = psq + n * squares;
+        let doubled = passed + ranks.saturating_sub(1).max(1);
+        let isolated = doubled + 1;
+        let connected = isolated + 1;
+        let shelter = connected + 1;
+        let mobility = shelter + 1;
+        let pair = mobility + n;
+        let tempo = pair + n;
+        Layout {
+            files,
+            ranks,
+            letters,
+            sliding,
+            bound,
+            pawn,
+            value,
+            psq,
+            passed,
+            doubled,
+            isolated,
+            connected,
+            shelter,
+            mobility,
+            pair,
+            tempo,
+            len: tempo + 1,
+        }
+    }
+
+    /// Number of weights.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn value(&self, t: usize) -> usize {
+        self.value + t
+    }
+
+    /// Piece-square weight of type `t` on the square `file`, `rank` seen
+    /// from its own side (rank 0 is its first rank).
+    pub fn psq(&self, t: usize, file: usize, rank: usize) -> usize {
+        self.psq + t * self.files * self.ranks + rank * self.files + file
+    }
+
+    /// Passed-pawn weight for a man `distance` steps from promotion
+    /// (distances beyond the board's count as the farthest).
+    pub fn passed(&self, distance: usize) -> usize {
+        let top = self.ranks.saturating_sub(1).max(1);
+        self.passed + distance.clamp(1, top) - 1
+    }
+
+    pub fn doubled(&self) -> usize {
+        self.doubled
+    }
+    pub fn isolated(&self) -> usize {
+        self.isolated
+    }
+    pub fn connected(&self) -> usize {
+        self.connected
+    }
+    pub fn shelter(&self) -> usize {
+        self.shelter
+    }
+    pub fn mobility(&self, t: usize) -> usize {
+        self.mobility + t
+    }
+    pub fn pair(&self, t: usize) -> usize {
+        self.pair + t
+    }
+    pub fn tempo(&self) -> usize {
+        self.tempo
+    }
+
+    /// The mirror image (by file) of weight `i`, for a left-right symmetric
+    /// fit; weights that are not piece-square values are their own image.
+    pub fn mirror(&self, i: usize) -> usize {
+        let squares = self.files * self.ranks;
+        if i < self.psq || i >= self.passed || squares == 0 {
+            return i;
+        }
+        let k = i - self.psq;
+        let (t, sq) = (k / squares, k % squares);
+        let (rank, file) = (sq / self.files, sq % self.files);
+        self.psq(t, self.files - 1 - file, rank)
+    }
+
+    /// Every line of a parameter file: its name and the weights (with the
+    /// half of each) that its numbers set, in order.
+    fn keys(&self) -> Vec<Key> {
+        let mut keys = Vec::new();
+        let both = |name: String, i: usize| Key {
+            name,
+            slots: vec![(i, Half::Mg), (i, Half::Eg)],
+        };
+        for (t, &l) in self.letters.iter().enumerate() {
+            keys.push(both(format!("value.{l}"), self.value(t)));
+        }
+        for (t, &l) in self.letters.iter().enumerate() {
+            for (half, tag) in [(Half::Mg, "mg"), (Half::Eg, "eg")] {
+                for rank in (0..self.ranks).rev() {
+                    keys.push(Key {
+                        name: format!("psq.{l}.{tag}.{}", rank + 1),
+                        slots: (0..self.files)
+                            .map(|f| (self.psq(t, f, rank), half))
+                            .collect(),
+                    });
+                }
+            }
+        }
+        if self.pawn.iter().any(|&p| p) {
+            for d in 1..=self.ranks.saturating_sub(1).max(1) {
+                keys.push(both(format!("passed.{d}"), self.passed(d)));
+            }
+            keys.push(both("doubled".into(), self.doubled));
+            keys.push(both("isolated".into(), self.isolated));
+            keys.push(both("connected".into(), self.connected));
+            keys.push(both("shelter".into(), self.shelter));
+        }
+        for (t, &l) in self.letters.iter().enumerate() {
+            if self.sliding[t] {
+                keys.push(both(format!("mobility.{l}"), self.mobility(t)));
+            }
+        }
+        for (t, &l) in self.letters.iter().enumerate() {
+            if self.bound[t] {
+                keys.push(both(format!("pair.{l}"), self.pair(t)));
+            }
+        }
+        keys.push(both("tempo".into(), self.tempo));
+        keys
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Half {
+    Mg,
+    Eg,
+}
+
+struct Key {
+    name: String,
+    slots: Vec<(usize, Half)>,
+}
+
+/// A variant's weights with their layout.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EvalParams {
+    pub layout: Layout,
+    pub weights: Vec<Score>,
+}
+
+impl EvalParams {
+    /// All weights zero.
+    pub fn zero(layout: Layout) -> EvalParams {
+        let weights = vec![Score::ZERO; layout.len()];
+        EvalParams { layout, weights }
+    }
+
+    /// Set the weights a parameter file names; `file` is its name in
+    /// errors. On an error nothing is changed.
+    pub fn read_text(&mut self, text: &str, file: &str) -> Result<(), Vec<IniError>> {
+        let keys = self.layout.keys();
+        let index: std::collections::HashMap<&str, usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.name.as_str(), i))
+            .collect();
+        let mut seen = vec![false; keys.len()];
+        let mut weights = self.weights.clone();
+        let mut errors = Vec::new();
+        let error = |line: usize, message: String| IniError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let Some((name, numbers)) = line.split_once('=') else {
+                errors.push(error(
+                    n + 1,
+                    format!("expected 'name = numbers', found '{line}'"),
+                ));
+                continue;
+            };
+            let name = name.trim();
+            let Some(&k) = index.get(name) else {
+                errors.push(error(n + 1, format!("unknown parameter '{name}'")));
+                continue;
+            };
+            if seen[k] {
+                errors.push(error(n + 1, format!("'{name}' given twice")));
+                continue;
+            }
+            seen[k] = true;
+            let parsed: Result<Vec<i32>, String> = numbers
+                .split_whitespace()
+                .map(|x| {
+                    x.parse::<i32>()
+                        .ok()
+                        .filter(|v| v.abs() <= MAX_WEIGHT)
+                        .ok_or_else(|| format!("'{x}' is no whole number within {MAX_WEIGHT}"))
+                })
+                .collect();
+            let values = match parsed {
+                Ok(v) => v,
+                Err(e) => {
+                    errors.push(error(n + 1, format!("{name}: {e}")));
+                    continue;
+                }
+            };
+            let slots = &keys[k].slots;
+            if values.len() != slots.len() {
+                errors.push(error(
+                    n + 1,
+                    format!(
+                        "{name}: {} numbers expected, found {}",
+                        slots.len(),
+                        values.len()
+                    ),
+                ));
+                continue;
+            }
+            for (&(i, half), &x) in slots.iter().zip(&values) {
+                match half {
+                    Half::Mg => weights[i].mg = x,
+                    Half::Eg => weights[i].eg = x,
+                }
+            }
+        }
+        if errors.is_empty() {
+            self.weights = weights;
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The full parameter file of these weights, after `header` (comment
+    /// lines, `#` added).
+    pub fn to_text(&self, header: &str) -> String {
+        let mut out = String::new();
+        for l in header.lines() {
+            out.push_str("# ");
+            out.push_str(l);
+            out.push('\n');
+        }
+        let mut group = String::new();
+        for key in self.layout.keys() {
+            let head = key.name.split('.').next().unwrap_or("").to_string();
+            if head != group {
+                out.push('\n');
+                group = head;
+            }
+            let numbers: Vec<String> = key
+                .slots
+                .iter()
+                .map(|&(i, half)| {
+                    let s = self.weights[i];
+                    match half {
+                        Half::Mg => s.mg,
+                        Half::Eg => s.eg,
+                    }
+                    .to_string()
+                })
+                .collect();
+            out.push_str(&format!("{} = {}\n", key.name, numbers.join(" ")));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout() -> Layout {
+        Layout::new(
+            4,
+            3,
+            vec!['p', 'r', 'b', 'k'],
+            vec![false, true, true, false],
+            vec![false, false, true, false],
+            vec![true, false, false, false],
+        )
+    }
+
+    #[test]
+    fn a_written_file_reads_back_the_same_weights() {
+        let mut p = EvalParams::zero(layout());
+        for (i, w) in p.weights.iter_mut().enumerate() {
+            *w = Score::new(i as i32, -(i as i32) * 3);
+        }
+        let text = p.to_text("test");
+        let mut q = EvalParams::zero(layout());
+        q.read_text(&text, "t").expect("reads");
+        assert_eq!(q.to_text("test"), text);
+        // Every weight the file has a name for came back; the others (the
+        // mobility of men that do not slide, pairs of men that are not
+        // colour-bound) have no meaning and stay zero.
+        let l = layout();
+        for i in [
+            l.value(3),
+            l.psq(1, 2, 1),
+            l.passed(2),
+            l.isolated(),
+            l.mobility(2),
+            l.pair(2),
+            l.tempo(),
+        ] {
+            assert_eq!(q.weights[i], p.weights[i], "weight {i}");
+        }
+        assert_eq!(q.weights[l.mobility(0)], Score::ZERO);
+        assert_eq!(q.weights[l.pair(1)], Score::ZERO);
+    }
+
+    #[test]
+    fn bad_lines_are_errors_with_their_line_and_change_nothing() {
+        let mut p = EvalParams::zero(layout());
+        let text = "value.p = 90 110\n# fine\nvalue.x = 1 2\npsq.r.mg.2 = 1 2 3\n\
+                    value.r = 1 2\nvalue.r = 1 2\nmobility.p = 1 1\ntempo = 1 999999\nnonsense\n";
+        let errors = p.read_text(text, "f.params").expect_err("errors");
+        let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
+        assert_eq!(lines, vec![3, 4, 6, 7, 8, 9], "{errors:?}");
+        assert!(errors.iter().all(|e| e.file == "f.params"));
+        assert!(errors[1].message.contains("4 numbers expected, found 3"));
+        assert_eq!(p, EvalParams::zero(layout()));
+    }
+
+    #[test]
+    fn psq_rows_fill_the_named_rank_and_mirror_pairs_files() {
+        let l = layout();
+        let mut p = EvalParams::zero(l.clone());
+        p.read_text("psq.b.eg.3 = 1 2 3 4\n", "t").expect("reads");
+        assert_eq!(p.weights[l.psq(2, 0, 2)].eg, 1);
+        assert_eq!(p.weights[l.psq(2, 3, 2)].eg, 4);
+        assert_eq!(p.weights[l.psq(2, 3, 2)].mg, 0);
+        assert_eq!(l.mirror(l.psq(2, 0, 2)), l.psq(2, 3, 2));
+        assert_eq!(l.mirror(l.psq(1, 1, 0)), l.psq(1, 2, 0));
+        assert_eq!(l.mirror(l.tempo()), l.tempo());
+        assert_eq!(l.passed(99), l.passed(2));
+    }
+}

@@ -1,0 +1,231 @@
+//! `amalgam tune` from the command line, on a variant defined only in the
+//! tests' ini: self-play data from `datagen`, a fit whose loss falls, and a
+//! written parameter file that loads through `evalParams` and changes the
+//! evaluation; bad data and bad parameter files are refused with file and
+//! line.
+
+mod common;
+
+use common::run_amalgam;
+use std::process::Command;
+
+const USER_INI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/user-variants.ini");
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("amalgam-tune-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+/// Exit status, standard output and standard error of the engine's command
+/// line.
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(args)
+        .output()
+        .expect("run amalgam");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The number after `label` in `text`.
+fn number_after(text: &str, label: &str) -> f64 {
+    let at = text
+        .find(label)
+        .unwrap_or_else(|| panic!("no '{label}' in {text}"));
+    text[at + label.len()..]
+        .trim_start()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no number after '{label}' in {text}"))
+}
+
+/// The score line of a depth-1 search of `fen`.
+fn depth_one_score(ini: &str, variant: &str, fen: &str) -> String {
+    let (ok, out) = run_amalgam(&["--variants", ini, "go", variant, fen, "--depth", "1"]);
+    assert!(ok, "{out}");
+    out.lines()
+        .filter(|l| l.starts_with("info depth 1 "))
+        .filter_map(|l| l.split(" score ").nth(1))
+        .map(|s| s.split(" nodes").next().unwrap_or("").to_string())
+        .next_back()
+        .unwrap_or_else(|| panic!("no score in {out}"))
+}
+
+#[test]
+fn a_user_variant_goes_through_datagen_and_tune() {
+    let dir = scratch("zoo");
+    let path = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let data = path("zoo.data");
+    let (ok, out, err) = run(&[
+        "--variants",
+        USER_INI,
+        "datagen",
+        "zoo",
+        "--games",
+        "60",
+        "--nodes",
+        "400",
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+        "--out",
+        &data,
+    ]);
+    assert!(ok, "{out}{err}");
+    let positions = std::fs::read_to_string(&data)
+        .expect("data")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .count();
+    assert!(positions > 500, "{positions} positions");
+
+    let params = path("zoo.params");
+    let tune = |out_file: &str| {
+        run(&[
+            "--variants",
+            USER_INI,
+            "tune",
+            "zoo",
+            &data,
+            "--out",
+            out_file,
+            "--epochs",
+            "40",
+            "--batch",
+            "256",
+            "--seed",
+            "3",
+        ])
+    };
+    let (ok, out, err) = tune(&params);
+    assert!(ok, "{out}{err}");
+    let before = number_after(&out, "loss before: training");
+    let after = number_after(&out, "after: training");
+    assert!(after < before, "training loss {before} -> {after}\n{out}");
+    assert!(out.contains("epoch 40:"), "{out}");
+    // Deterministic for a seed.
+    let again = path("again.params");
+    assert!(tune(&again).0);
+    let weights = |f: &str| {
+        std::fs::read_to_string(f)
+            .expect("params")
+            .lines()
+            .filter(|l| !l.starts_with("# Command"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(weights(&params), weights(&again), "same seed, same weights");
+    let written = std::fs::read_to_string(&params).expect("params");
+    assert!(
+        written.starts_with("# Evaluation weights for zoo"),
+        "{written}"
+    );
+    assert!(written.contains("Positions: "), "{written}");
+
+    // The written file loads through `evalParams` and changes the evaluation.
+    let ini = path("tuned.ini");
+    let user = std::fs::read_to_string(USER_INI).expect("ini");
+    std::fs::write(
+        &ini,
+        format!("{user}\n[zoo-tuned:zoo]\nevalParams = zoo.params\n"),
+    )
+    .expect("ini");
+    let (ok, out) = run_amalgam(&["check", &ini]);
+    assert!(ok, "{out}");
+    let fens = [
+        "lyzkzy/6/6/6/6/YZKZYL w - - 0 1",
+        "1yzkzy/6/6/2Z3/6/Y1K1YL w - - 0 1",
+        "lyzk2/6/1z4/6/6/YZK1YL b - - 0 1",
+    ];
+    let differ = fens
+        .iter()
+        .any(|fen| depth_one_score(&ini, "zoo", fen) != depth_one_score(&ini, "zoo-tuned", fen));
+    assert!(differ, "the tuned weights change no score");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_data_lines_are_refused_with_file_and_line() {
+    let dir = scratch("bad-data");
+    let path = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let good = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 30 | 0.5";
+    for (bad, line) in [
+        ("not a data line", 3),
+        ("rnbqkbnr/pppppppp/8/8 w - - 0 1 | 10 | 1.0", 3),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | x | 1.0",
+            3,
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 99999999999 | 1.0",
+            3,
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 10 | 2",
+            3,
+        ),
+    ] {
+        let file = path("bad.data");
+        std::fs::write(&file, format!("# comment\n{good}\n{bad}\n{good}\n")).expect("data");
+        let out_file = path("out.params");
+        let (ok, out, err) = run(&["tune", "chess", &file, "--out", &out_file, "--epochs", "1"]);
+        assert!(!ok, "{bad}: {out}");
+        assert!(err.contains(&format!("{file}:{line}:")), "{bad}: {err}");
+        assert!(!std::path::Path::new(&out_file).exists(), "{bad}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_parameter_files_are_refused_with_file_and_line() {
+    let dir = scratch("bad-params");
+    let path = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let ini = path("v.ini");
+    std::fs::write(&ini, "[mine:chess]\nevalParams = mine.params\n").expect("ini");
+    let params = path("mine.params");
+    for (text, line, what) in [
+        (
+            "value.n = 300 300\nvalue.z = 1 1\n",
+            2,
+            "unknown parameter 'value.z'",
+        ),
+        ("psq.n.mg.4 = 1 2 3\n", 1, "8 numbers expected, found 3"),
+        ("# fine\ntempo = 10\n", 2, "2 numbers expected, found 1"),
+        ("tempo = 10 10\ntempo = 10 10\n", 2, "given twice"),
+        ("doubled = -10 abc\n", 1, "no whole number"),
+        ("pair.n = 1 1\n", 1, "unknown parameter 'pair.n'"),
+    ] {
+        std::fs::write(&params, text).expect("params");
+        let (ok, out) = run_amalgam(&["check", &ini]);
+        assert!(!ok, "{text}: {out}");
+        assert!(out.contains(&format!("{params}:{line}:")), "{text}: {out}");
+        assert!(out.contains(what), "{text}: {out}");
+    }
+    std::fs::remove_file(&params).expect("remove");
+    let (ok, out) = run_amalgam(&["check", &ini]);
+    assert!(!ok && out.contains("mine.params"), "{out}");
+    // A good file passes and is used.
+    std::fs::write(&params, "value.q = 2000 2000\n").expect("params");
+    let (ok, out) = run_amalgam(&["check", &ini]);
+    assert!(ok, "{out}");
+    let fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1";
+    let score = |v: &str| {
+        let (ok, out) = run_amalgam(&["--variants", &ini, "go", v, fen, "--depth", "1"]);
+        assert!(ok, "{out}");
+        out.lines()
+            .find(|l| l.starts_with("info depth 1 "))
+            .and_then(|l| l.split(" score cp ").nth(1))
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.parse::<i32>().ok())
+            .unwrap_or_else(|| panic!("no score: {out}"))
+    };
+    assert!(score("mine") > score("chess") + 500);
+    let _ = std::fs::remove_dir_all(&dir);
+}
