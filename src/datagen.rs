@@ -13,7 +13,8 @@
 //! kept when the side to move is not in check, the move the search chose is
 //! neither a capture nor a promotion, and the score is no mate and within
 //! plus or minus 2,000. Games start from the opening suite given, else the
-//! variant's shipped suite, else random plies. Lines starting with `#` are
+//! variant's shipped suite (either followed by a few random plies), else
+//! random plies. Lines starting with `#` are
 //! comments (each run writes one with its settings).
 
 use crate::board::Position;
@@ -60,6 +61,11 @@ pub struct DatagenSummary {
     pub errors: Vec<String>,
 }
 
+/// Random plies played after a suite's opening: the games are searched
+/// to a fixed number of nodes with a fresh table, so without them every
+/// game from one opening would be the same game.
+const SUITE_RANDOM_PLIES: usize = 4;
+
 /// The opening of game `g`.
 fn opening(variant: &Arc<Variant>, suite: &[Opening], rng: &mut Rng) -> Result<Position, String> {
     if suite.is_empty() {
@@ -69,6 +75,13 @@ fn opening(variant: &Arc<Variant>, suite: &[Opening], rng: &mut Rng) -> Result<P
     let mut pos = Position::from_fen(variant.clone(), &o.fen).map_err(|e| e.to_string())?;
     for &m in &o.moves {
         pos.make(m);
+    }
+    for _ in 0..SUITE_RANDOM_PLIES {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos.make(moves[(rng.next_u64() % moves.len() as u64) as usize]);
     }
     Ok(pos)
 }

@@ -1,6 +1,10 @@
 //! Amalgam: a chess-variant engine for Combination Chess, Team-Mate Chess,
 //! Compound Chess and orthodox chess, with variants defined in `variants.ini`.
 
+// Input from outside never meets an unwrap or expect: `cargo clippy` fails on
+// one outside the tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod bench;
 pub mod board;
 pub mod datagen;

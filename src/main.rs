@@ -1,5 +1,9 @@
 //! Command-line front end: the protocol loop, `perft`, `check`, `match`, `pgn check` and more.
 
+// Input from outside never meets an unwrap or expect: `cargo clippy` fails on
+// one outside the tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 use amalgam::board::Position;
 use amalgam::perft::divide;
 use amalgam::variant::VariantSet;

@@ -90,6 +90,15 @@ pub struct EvalTables {
     /// Cell codes of the men with slides (bit per code), so that the
     /// mobility loop passes over the others at once.
     pub sliders: u64,
+    /// Per cell code of a pawn-type man: the steps on which it captures.
+    pub pawn_captures: Vec<Vec<i16>>,
+    /// Piece types that are royal (bit per type).
+    pub royal: u64,
+    /// Whether any weight of these groups is not zero; the evaluation in
+    /// play skips a group that is all zero (the tuner's trace never does).
+    pub threats_used: bool,
+    pub attackers_used: bool,
+    pub pairs_used: bool,
 }
 
 /// Value of a pawn-type man; everything is scaled to it.
@@ -193,6 +202,7 @@ fn layout(v: &Variant) -> Layout {
             .map(|i| v.mating.color_bound & PieceType(i as u8).bit() != 0)
             .collect(),
         (0..n).map(is_pawn).collect(),
+        v.pieces.iter().map(|p| p.royal).collect(),
     )
 }
 
@@ -302,6 +312,28 @@ pub fn build_tables(
         .enumerate()
         .filter(|(_, r)| !r.is_empty())
         .fold(0u64, |mask, (code, _)| mask | 1 << code);
+    let mut pawn_captures = vec![Vec::new(); codes];
+    for (i, p) in v.pieces.iter().enumerate() {
+        if l.pawn[i] {
+            for color in Color::BOTH {
+                let fast = &p.fast[color.index()];
+                pawn_captures[Cell::piece(PieceType(i as u8), color).0 as usize] = fast
+                    .leaps
+                    .iter()
+                    .copied()
+                    .chain(fast.capture_leaps.iter().map(|&(d, _)| d))
+                    .collect();
+            }
+        }
+    }
+    let royal = (0..n)
+        .filter(|&i| v.pieces[i].royal)
+        .fold(0u64, |mask, i| mask | PieceType(i as u8).bit());
+    let used =
+        |index: &dyn Fn(usize) -> usize| (0..n).any(|i| params.weights[index(i)] != Score::ZERO);
+    let threats_used = used(&|i| l.threat(i));
+    let attackers_used = used(&|i| l.attacker(i));
+    let pairs_used = used(&|i| l.pair(i));
     Ok(EvalTables {
         params,
         psq,
@@ -310,6 +342,11 @@ pub fn build_tables(
         value,
         rides,
         sliders,
+        pawn_captures,
+        royal,
+        threats_used,
+        attackers_used,
+        pairs_used,
     })
 }
 
@@ -342,6 +379,8 @@ fn start_phase(v: &Variant, phase: &[i32]) -> i32 {
 /// recorded for the tuner ([`trace`]). Every term is written once, generic
 /// over this, so that the two cannot disagree.
 pub(crate) trait Terms {
+    /// Whether every term is wanted, those whose weights are all zero too.
+    const ALL: bool;
     /// `count` times the weight at `index`, for `color`.
     fn add(&mut self, index: usize, color: Color, count: i32);
 }
@@ -353,6 +392,7 @@ struct Weighted<'a> {
 }
 
 impl Terms for Weighted<'_> {
+    const ALL: bool = false;
     #[inline(always)]
     fn add(&mut self, index: usize, color: Color, count: i32) {
         let x = self.weights[index] * count;
@@ -504,14 +544,25 @@ fn pawn_terms(pos: &Position, acc: &mut impl Terms) {
     }
 }
 
-/// The terms computed at every call: mobility of sliding men, the king's
-/// pawn shelter, and pairs of colour-bound men on both colours.
-fn positional_terms(pos: &Position, acc: &mut impl Terms) {
+/// The terms computed at every call: mobility of sliding men, men attacked
+/// by pawn-type men, men near the enemy king, the king's pawn shelter, and
+/// pairs of colour-bound men on both colours.
+fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
     let v = &**pos.variant();
     let t = &v.eval;
     let l = &t.params.layout;
     let cells = &pos.b.cells;
-    let bound = v.mating.color_bound;
+    let bound = if T::ALL || t.pairs_used {
+        v.mating.color_bound
+    } else {
+        0
+    };
+    let pawns = if T::ALL || t.threats_used {
+        v.promotion_pawns
+    } else {
+        0
+    };
+    let attackers = T::ALL || t.attackers_used;
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         // Mobility of sliders, cheaply: the directions not blocked at the
@@ -520,12 +571,33 @@ fn positional_terms(pos: &Position, acc: &mut impl Terms) {
         let own = 0x5555_5555_5555_5554u64 << color.index();
         // Colour-bound types seen on light and on dark squares.
         let mut on = [0u64; 2];
+        let enemy_king = Square(pos.b.kings[color.flip().index()]);
         for &sq in pos.men(color) {
             let cell = cells[sq as usize];
             let code = cell.0;
-            if bound & cell.kind().bit() != 0 {
+            let kind = cell.kind();
+            if bound & kind.bit() != 0 {
                 let s = Square(sq);
-                on[(s.file() + s.rank()) & 1] |= cell.kind().bit();
+                on[(s.file() + s.rank()) & 1] |= kind.bit();
+            }
+            if attackers && t.royal & kind.bit() == 0 {
+                let s = Square(sq);
+                if s.file().abs_diff(enemy_king.file()) <= 2
+                    && s.rank().abs_diff(enemy_king.rank()) <= 2
+                {
+                    acc.add(l.attacker(kind.index()), color, 1);
+                }
+            }
+            if pawns & kind.bit() != 0 {
+                // The enemy men this pawn-type man attacks.
+                for &d in &t.pawn_captures[code as usize] {
+                    let target = cells[(sq as isize + d as isize) as usize];
+                    if target.is_color(color.flip()) && (pawns | t.royal) & target.kind().bit() == 0
+                    {
+                        acc.add(l.threat(target.kind().index()), color, 1);
+                    }
+                }
+                continue;
             }
             if (t.sliders >> code) & 1 == 0 {
                 continue;
@@ -535,7 +607,7 @@ fn positional_terms(pos: &Position, acc: &mut impl Terms) {
                 let c = cells[(sq as isize + d as isize) as usize].0;
                 free += ((own >> c) & 1 ^ 1) as i32;
             }
-            acc.add(l.mobility(cell.kind().index()), color, free);
+            acc.add(l.mobility(kind.index()), color, free);
         }
         let mut pairs = on[0] & on[1];
         while pairs != 0 {
@@ -654,6 +726,7 @@ pub struct Trace {
 struct Recorder(Vec<(u32, i32)>);
 
 impl Terms for Recorder {
+    const ALL: bool = true;
     fn add(&mut self, index: usize, color: Color, count: i32) {
         let n = if color == Color::White { count } else { -count };
         self.0.push((index as u32, n));
@@ -828,6 +901,22 @@ mod tests {
         let bishop = v.type_of_letter('b').expect("bishop").index();
         assert_eq!(count(l.pair(bishop)), 1);
         assert_eq!(count(l.passed(6)), 3);
+        // A pawn attacking a knight; a rook beside the enemy king.
+        let pos =
+            Position::from_fen(v.clone(), "8/8/3k4/2R5/8/4n3/3P4/4K3 w - - 0 1").expect("fen");
+        let tr = trace(&pos);
+        let count = |i: usize| {
+            tr.terms
+                .iter()
+                .find(|t| t.0 as usize == i)
+                .map_or(0, |t| t.1)
+        };
+        let knight = v.type_of_letter('n').expect("knight").index();
+        let rook = v.type_of_letter('r').expect("rook").index();
+        assert_eq!(count(l.threat(knight)), 1);
+        assert_eq!(count(l.attacker(rook)), 1);
+        // The knight on e3 is two squares from the White king on e1.
+        assert_eq!(count(l.attacker(knight)), -1);
     }
 
     #[test]

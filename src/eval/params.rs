@@ -26,6 +26,8 @@
 //! | `shelter` | mg eg | per friendly pawn-type man on the three squares in front of the king |
 //! | `mobility.L` | mg eg | per slide direction of a sliding man open at its first step |
 //! | `pair.L` | mg eg | a colour-bound man of this type on both square colours |
+//! | `threat.L` | mg eg | a man of this type attacked by an enemy pawn-type man (for the attacker) |
+//! | `attacker.L` | mg eg | a man of this type within two squares of the enemy king |
 //! | `tempo` | mg eg | the side to move |
 //!
 //! [`EvalParams::to_text`] writes every name, so a written file is a full
@@ -51,6 +53,8 @@ pub struct Layout {
     pub bound: Vec<bool>,
     /// Per piece type: whether it is one of the variant's pawn types.
     pub pawn: Vec<bool>,
+    /// Per piece type: whether it is royal.
+    pub royal: Vec<bool>,
     value: usize,
     psq: usize,
     passed: usize,
@@ -60,6 +64,8 @@ pub struct Layout {
     shelter: usize,
     mobility: usize,
     pair: usize,
+    threat: usize,
+    attacker: usize,
     tempo: usize,
     len: usize,
 }
@@ -73,6 +79,7 @@ impl Layout {
         sliding: Vec<bool>,
         bound: Vec<bool>,
         pawn: Vec<bool>,
+        royal: Vec<bool>,
     ) -> Layout {
         let n = letters.len();
         let squares = files * ranks;
@@ -85,7 +92,9 @@ impl Layout {
         let shelter = connected + 1;
         let mobility = shelter + 1;
         let pair = mobility + n;
-        let tempo = pair + n;
+        let threat = pair + n;
+        let attacker = threat + n;
+        let tempo = attacker + n;
         Layout {
             files,
             ranks,
@@ -93,6 +102,7 @@ impl Layout {
             sliding,
             bound,
             pawn,
+            royal,
             value,
             psq,
             passed,
@@ -102,6 +112,8 @@ impl Layout {
             shelter,
             mobility,
             pair,
+            threat,
+            attacker,
             tempo,
             len: tempo + 1,
         }
@@ -150,6 +162,12 @@ impl Layout {
     }
     pub fn pair(&self, t: usize) -> usize {
         self.pair + t
+    }
+    pub fn threat(&self, t: usize) -> usize {
+        self.threat + t
+    }
+    pub fn attacker(&self, t: usize) -> usize {
+        self.attacker + t
     }
     pub fn tempo(&self) -> usize {
         self.tempo
@@ -208,6 +226,17 @@ impl Layout {
         for (t, &l) in self.letters.iter().enumerate() {
             if self.bound[t] {
                 keys.push(both(format!("pair.{l}"), self.pair(t)));
+            }
+        }
+        let pawns = self.pawn.iter().any(|&p| p);
+        for (t, &l) in self.letters.iter().enumerate() {
+            if pawns && !self.pawn[t] && !self.royal[t] {
+                keys.push(both(format!("threat.{l}"), self.threat(t)));
+            }
+        }
+        for (t, &l) in self.letters.iter().enumerate() {
+            if !self.royal[t] {
+                keys.push(both(format!("attacker.{l}"), self.attacker(t)));
             }
         }
         keys.push(both("tempo".into(), self.tempo));
@@ -368,6 +397,7 @@ mod tests {
             vec![false, true, true, false],
             vec![false, false, true, false],
             vec![true, false, false, false],
+            vec![false, false, false, true],
         )
     }
 
