@@ -300,7 +300,8 @@ pub fn tune(
     let held = ((samples.len() as f64 * opts.validation.clamp(0.0, 0.9)) as usize).min(order.len());
     let (validation, train) = order.split_at(held);
     let (validation, mut train) = (validation.to_vec(), train.to_vec());
-    validation_sort(&mut train);
+    // The training positions in file order, before the first epoch's shuffle.
+    train.sort_unstable();
 
     let k = fit_k(&problem, &train, &start.weights);
     let before = (
@@ -362,12 +363,6 @@ pub fn tune(
         epochs,
         params: rounded(layout, &x),
     }
-}
-
-/// Training positions in file order before the first shuffle (so that the
-/// split alone decides which positions train).
-fn validation_sort(v: &mut [u32]) {
-    v.sort_unstable();
 }
 
 fn shuffle(v: &mut [u32], rng: &mut Rng) {

@@ -17,7 +17,8 @@ pub const BUILTIN_INI_NAME: &str = "variants.ini";
 
 /// The parameter files the binary embeds, by the name an ini's
 /// `evalParams` gives (see [`crate::eval::params`]).
-pub const SHIPPED_PARAMS: &[(&str, &str)] = &[];
+pub const SHIPPED_PARAMS: &[(&str, &str)] =
+    &[("chess.params", include_str!("../../params/chess.params"))];
 
 /// A set of squares of the padded mailbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
