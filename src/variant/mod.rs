@@ -17,8 +17,10 @@ pub const BUILTIN_INI_NAME: &str = "variants.ini";
 
 /// The parameter files the binary embeds, by the name an ini's
 /// `evalParams` gives (see [`crate::eval::params`]).
-pub const SHIPPED_PARAMS: &[(&str, &str)] =
-    &[("chess.params", include_str!("../../params/chess.params"))];
+pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
+    ("chess.params", include_str!("../../params/chess.params")),
+    ("compound.params", include_str!("../../params/compound.params")),
+];
 
 /// A set of squares of the padded mailbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
