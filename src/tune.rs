@@ -205,17 +205,7 @@ impl Problem<'_> {
                     let s = &self.samples[i as usize];
                     let tr = &s.trace;
                     let share = tr.middlegame_share();
-                    let (mut mg, mut eg) = (0.0, 0.0);
-                    for &(j, n) in &tr.terms {
-                        let n = f64::from(n);
-                        mg += x[2 * j as usize] * n;
-                        eg += x[2 * j as usize + 1] * n;
-                    }
-                    let inner = mg * share + eg * (1.0 - share) + f64::from(tr.mop_up);
-                    let scale = tr.scale(inner);
-                    let tempo = f64::from(tr.tempo_sign)
-                        * (x[2 * self.tempo] * share + x[2 * self.tempo + 1] * (1.0 - share));
-                    let e = scale * inner + tempo;
+                    let (e, scale) = tr.model(|j| (x[2 * j], x[2 * j + 1]), self.tempo);
                     // d(loss)/d(eval) of the logistic loss.
                     let d = k * (sigmoid(k * e) - self.target(s, k));
                     for &(j, n) in &tr.terms {

@@ -416,6 +416,11 @@ const MOPUP_KINGS: i32 = 4;
 /// of a side ahead without mating potential apply.
 const FEW_MEN: usize = 6;
 
+/// Whether few enough men are left for the mop-up term and the scaling.
+fn few_men(pos: &Position) -> bool {
+    pos.men(Color::White).len() + pos.men(Color::Black).len() <= FEW_MEN
+}
+
 /// The score of a side ahead without mating potential is divided by this.
 const NO_MATE_DIVISOR: i32 = 8;
 
@@ -671,8 +676,7 @@ impl Default for PawnCache {
 fn finish(pos: &Position, s: Score) -> i32 {
     let t = &pos.variant().eval;
     let mut score = taper(s, pos.b.phase, t.max_phase);
-    let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= FEW_MEN;
-    if few {
+    if few_men(pos) {
         score += mop_up(pos, Color::White) - mop_up(pos, Color::Black);
         let ahead = if score > 0 {
             Color::White
@@ -760,7 +764,7 @@ pub fn trace(pos: &Position) -> Trace {
         }
     }
     merged.retain(|&(_, n)| n != 0);
-    let few = pos.men(Color::White).len() + pos.men(Color::Black).len() <= FEW_MEN;
+    let few = few_men(pos);
     let no_mate = |c: Color| few && !pos.has_mating_potential(c);
     Trace {
         terms: merged,
@@ -781,20 +785,33 @@ pub fn trace(pos: &Position) -> Trace {
 }
 
 impl Trace {
-    /// White's score under `weights` (floating point, as the tuner sees it).
-    pub fn white_score(&self, weights: &[Score], tempo: usize) -> f64 {
+    /// White's score (floating point, as the tuner sees it) with the
+    /// middlegame and endgame halves of weight `i` given by `weight(i)`, and
+    /// the factor the bracket was scaled by (its derivative's factor too).
+    pub fn model(&self, weight: impl Fn(usize) -> (f64, f64), tempo: usize) -> (f64, f64) {
         let (mg, eg) = self.terms.iter().fold((0.0, 0.0), |(mg, eg), &(i, n)| {
-            let w = weights[i as usize];
-            (
-                mg + f64::from(w.mg) * f64::from(n),
-                eg + f64::from(w.eg) * f64::from(n),
-            )
+            let (wm, we) = weight(i as usize);
+            (mg + wm * f64::from(n), eg + we * f64::from(n))
         });
         let p = self.middlegame_share();
         let inner = mg * p + eg * (1.0 - p) + f64::from(self.mop_up);
-        let t = weights[tempo];
-        self.scale(inner) * inner
-            + f64::from(self.tempo_sign) * (f64::from(t.mg) * p + f64::from(t.eg) * (1.0 - p))
+        let scale = self.scale(inner);
+        let (tm, te) = weight(tempo);
+        let score = scale * inner + f64::from(self.tempo_sign) * (tm * p + te * (1.0 - p));
+        (score, scale)
+    }
+
+    /// White's score under `weights`.
+    pub fn white_score(&self, weights: &[Score], tempo: usize) -> f64 {
+        let half = |i: usize| (f64::from(weights[i].mg), f64::from(weights[i].eg));
+        self.model(half, tempo).0
+    }
+
+    /// White's count minus Black's of the weight at `index`.
+    pub fn count(&self, index: usize) -> i32 {
+        self.terms
+            .binary_search_by_key(&(index as u32), |&(i, _)| i)
+            .map_or(0, |k| self.terms[k].1)
     }
 
     /// The middlegame share of the taper (phase over its maximum).
@@ -804,7 +821,7 @@ impl Trace {
     }
 
     /// The factor on a bracket worth `inner` for White.
-    pub fn scale(&self, inner: f64) -> f64 {
+    fn scale(&self, inner: f64) -> f64 {
         let ahead = if inner > 0.0 { 0 } else { 1 };
         if inner != 0.0 && self.no_mate[ahead] {
             1.0 / f64::from(NO_MATE_DIVISOR)
@@ -890,12 +907,7 @@ mod tests {
         let pos =
             Position::from_fen(v.clone(), "4k3/8/8/8/8/8/P2PP3/2B1KB2 w - - 0 1").expect("fen");
         let tr = trace(&pos);
-        let count = |i: usize| {
-            tr.terms
-                .iter()
-                .find(|t| t.0 as usize == i)
-                .map_or(0, |t| t.1)
-        };
+        let count = |i: usize| tr.count(i);
         assert_eq!(count(l.isolated()), 1);
         assert_eq!(count(l.connected()), 2);
         let bishop = v.type_of_letter('b').expect("bishop").index();
@@ -905,12 +917,7 @@ mod tests {
         let pos =
             Position::from_fen(v.clone(), "8/8/3k4/2R5/8/4n3/3P4/4K3 w - - 0 1").expect("fen");
         let tr = trace(&pos);
-        let count = |i: usize| {
-            tr.terms
-                .iter()
-                .find(|t| t.0 as usize == i)
-                .map_or(0, |t| t.1)
-        };
+        let count = |i: usize| tr.count(i);
         let knight = v.type_of_letter('n').expect("knight").index();
         let rook = v.type_of_letter('r').expect("rook").index();
         assert_eq!(count(l.threat(knight)), 1);

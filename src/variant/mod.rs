@@ -19,7 +19,10 @@ pub const BUILTIN_INI_NAME: &str = "variants.ini";
 /// `evalParams` gives (see [`crate::eval::params`]).
 pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ("chess.params", include_str!("../../params/chess.params")),
-    ("compound.params", include_str!("../../params/compound.params")),
+    (
+        "compound.params",
+        include_str!("../../params/compound.params"),
+    ),
 ];
 
 /// A set of squares of the padded mailbox.
