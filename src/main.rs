@@ -26,7 +26,7 @@ const USAGE: &str = "usage:
   datagen VARIANT --games N (--nodes K | --depth D) --out FILE [--threads T] [--seed S] [--openings FILE]
                          self-play training data: quiet positions with score and result, appended
   tune VARIANT FILE... --out PARAMS [--epochs N] [--seed S] [--lambda L] [--rate R]
-                         [--batch B] [--validation SHARE]
+                         [--batch B] [--validation SHARE] [--decay D] [--start current|defaults]
                          fit the evaluation's weights to datagen files; writes a parameter file
   pictures VARIANT --out DIR
                          SVG piece pictures for XBoard's -pieceImageDirectory
@@ -528,6 +528,8 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
             "--rate",
             "--batch",
             "--validation",
+            "--decay",
+            "--start",
         ],
     )?;
     let Some((variant, files)) = a.positional.split_first() else {
@@ -546,6 +548,7 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
         rate: a.get("--rate")?.unwrap_or(defaults.rate),
         batch: a.get("--batch")?.unwrap_or(defaults.batch),
         validation: a.get("--validation")?.unwrap_or(defaults.validation),
+        decay: a.get("--decay")?.unwrap_or(defaults.decay),
     };
     if !(1..=MAX_TUNE_EPOCHS).contains(&opts.epochs) {
         return Err(format!("--epochs: from 1 to {MAX_TUNE_EPOCHS}"));
@@ -559,9 +562,17 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     if !(opts.rate > 0.0 && opts.rate <= 1000.0) {
         return Err("--rate: above 0, at most 1000".into());
     }
+    if !(0.0..=1.0e6).contains(&opts.decay) {
+        return Err("--decay: from 0 to 1000000".into());
+    }
     if !(1..=1 << 24).contains(&opts.batch) {
         return Err("--batch: from 1 to 16777216".into());
     }
+    let start = match a.get::<String>("--start")?.as_deref() {
+        None | Some("current") => v.eval.params.clone(),
+        Some("defaults") => amalgam::eval::default_weights(&v),
+        Some(other) => return Err(format!("--start: current or defaults, not '{other}'")),
+    };
     let started = std::time::Instant::now();
     let mut samples = Vec::new();
     let mut provenance = Vec::new();
@@ -599,7 +610,7 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     let mut report_epoch = |e: usize, train: f64, validation: f64| {
         amalgam::outln!("epoch {e}: training loss {train:.6}, validation loss {validation:.6}");
     };
-    let report = amalgam::tune::tune(&v.eval.params, &samples, &opts, &mut report_epoch);
+    let report = amalgam::tune::tune(&start, &samples, &opts, &mut report_epoch);
     let secs = fit.elapsed().as_secs_f64();
     let (last_train, last_validation) = report.epochs.last().copied().unwrap_or(report.before);
     let speed = (report.train_positions * opts.epochs) as f64 / secs.max(1e-9);
@@ -613,8 +624,13 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
                 .join(" ")
         ),
         format!(
-            "Positions: {} training, {} validation; epochs {}; K = {:.6}; lambda {}",
-            report.train_positions, report.validation_positions, opts.epochs, report.k, opts.lambda
+            "Positions: {} training, {} validation; epochs {}; K = {:.6}; lambda {}; decay {}",
+            report.train_positions,
+            report.validation_positions,
+            opts.epochs,
+            report.k,
+            opts.lambda,
+            opts.decay
         ),
         format!(
             "Loss before: training {:.6}, validation {:.6}; after: training {last_train:.6}, validation {last_validation:.6}",

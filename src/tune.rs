@@ -124,6 +124,11 @@ pub struct TuneOptions {
     pub batch: usize,
     /// Adam's step size, in centipawns.
     pub rate: f64,
+    /// Pull of every weight back to its starting value: the fitted loss is
+    /// the data's loss plus `decay / 2` times the sum of the squared
+    /// distances from the start, in pawns. A weight that few positions see
+    /// then stays near its start instead of following their noise.
+    pub decay: f64,
 }
 
 impl Default for TuneOptions {
@@ -135,6 +140,7 @@ impl Default for TuneOptions {
             validation: 0.1,
             batch: 16_384,
             rate: 1.0,
+            decay: 0.0,
         }
     }
 }
@@ -306,6 +312,9 @@ pub fn tune(
         .iter()
         .flat_map(|w| [f64::from(w.mg), f64::from(w.eg)])
         .collect();
+    let x0 = x.clone();
+    // The decay's gradient per centipawn: distances are counted in pawns.
+    let pull = opts.decay.max(0.0) / (100.0 * 100.0);
     let (mut m, mut v) = (vec![0.0; x.len()], vec![0.0; x.len()]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
     let mut step = 0i32;
@@ -331,7 +340,7 @@ pub fn tune(
             step = step.saturating_add(1);
             let (c1, c2) = (1.0 - b1.powi(step), 1.0 - b2.powi(step));
             for i in 0..x.len() {
-                let gi = g[i] / n;
+                let gi = g[i] / n + pull * (x[i] - x0[i]);
                 m[i] = b1 * m[i] + (1.0 - b1) * gi;
                 v[i] = b2 * v[i] + (1.0 - b2) * gi * gi;
                 x[i] -= opts.rate * (m[i] / c1) / ((v[i] / c2).sqrt() + eps);

@@ -87,8 +87,8 @@ fn a_user_variant_goes_through_datagen_and_tune() {
     assert!(positions > 500, "{positions} positions");
 
     let params = path("zoo.params");
-    let tune = |out_file: &str| {
-        run(&[
+    let tune_with = |out_file: &str, extra: &[&str]| {
+        let mut args = vec![
             "--variants",
             USER_INI,
             "tune",
@@ -96,14 +96,12 @@ fn a_user_variant_goes_through_datagen_and_tune() {
             &data,
             "--out",
             out_file,
-            "--epochs",
-            "40",
-            "--batch",
-            "256",
-            "--seed",
-            "3",
-        ])
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
     };
+    let fit = ["--epochs", "40", "--batch", "256", "--seed", "3"];
+    let tune = |out_file: &str| tune_with(out_file, &fit);
     let (ok, out, err) = tune(&params);
     assert!(ok, "{out}{err}");
     let before = number_after(&out, "loss before: training");
@@ -122,6 +120,38 @@ fn a_user_variant_goes_through_datagen_and_tune() {
             .join("\n")
     };
     assert_eq!(weights(&params), weights(&again), "same seed, same weights");
+    // The decay holds the weights near their start: a run whose steps are
+    // too small to move any weight writes the starting weights.
+    let start = path("start.params");
+    let (ok, out, err) = tune_with(&start, &["--epochs", "1", "--rate", "0.000001"]);
+    assert!(ok, "{out}{err}");
+    let decayed = path("decayed.params");
+    let (ok, out, err) = tune_with(&decayed, &[&fit[..], &["--decay", "1000"]].concat());
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("epoch 40:"), "{out}");
+    let numbers = |f: &str| -> Vec<i64> {
+        std::fs::read_to_string(f)
+            .expect("params")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once('='))
+            .flat_map(|(_, v)| {
+                v.split_whitespace()
+                    .map(|n| n.parse::<i64>().expect("weight"))
+            })
+            .collect()
+    };
+    let distance = |f: &str| -> i64 {
+        let (a, b) = (numbers(f), numbers(&start));
+        assert_eq!(a.len(), b.len());
+        a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum()
+    };
+    let (free, held) = (distance(&params), distance(&decayed));
+    assert!(
+        free > 0 && held * 4 < free,
+        "distance from the start: {free} without decay, {held} with"
+    );
+
     let written = std::fs::read_to_string(&params).expect("params");
     assert!(
         written.starts_with("# Evaluation weights for zoo"),
@@ -148,6 +178,43 @@ fn a_user_variant_goes_through_datagen_and_tune() {
         .iter()
         .any(|fen| depth_one_score(&ini, "zoo", fen) != depth_one_score(&ini, "zoo-tuned", fen));
     assert!(differ, "the tuned weights change no score");
+
+    // A fit starts from the variant's current weights (its file), or from
+    // its defaults when asked: steps too small to move a weight write them.
+    let from = |start: &str| {
+        let out_file = path(&format!("from-{start}.params"));
+        let (ok, out, err) = run(&[
+            "--variants",
+            &ini,
+            "tune",
+            "zoo-tuned",
+            &data,
+            "--out",
+            &out_file,
+            "--epochs",
+            "1",
+            "--rate",
+            "0.000001",
+            "--start",
+            start,
+        ]);
+        assert!(ok, "{out}{err}");
+        numbers(&out_file)
+    };
+    assert_eq!(from("current"), numbers(&params));
+    assert_eq!(from("defaults"), numbers(&start));
+    let (ok, _, err) = run(&[
+        "--variants",
+        &ini,
+        "tune",
+        "zoo-tuned",
+        &data,
+        "--out",
+        &path("x"),
+        "--start",
+        "nowhere",
+    ]);
+    assert!(!ok && err.contains("--start"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -13,7 +13,7 @@ pub mod params;
 
 use crate::board::Position;
 use crate::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
-use crate::variant::{IniError, Variant};
+use crate::variant::{IniError, Rule, Variant};
 pub use params::{EvalParams, Layout};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -94,8 +94,14 @@ pub struct EvalTables {
     pub pawn_captures: Vec<Vec<i16>>,
     /// Piece types that are royal (bit per type).
     pub royal: u64,
+    /// Per cell code of a man with `moves` and `hit` weights: its ways of moving
+    /// (those of its initial region only left out).
+    pub move_rules: Vec<MoveShape>,
     /// Whether any weight of these groups is not zero; the evaluation in
     /// play skips a group that is all zero (the tuner's trace never does).
+    pub moves_used: bool,
+    /// Any weight of the free path or king distances of passed men.
+    pub passed_used: bool,
     pub threats_used: bool,
     pub attackers_used: bool,
     pub pairs_used: bool,
@@ -264,6 +270,13 @@ fn default_params(v: &Variant, value: &[i32], avg: &[f64]) -> EvalParams {
     p
 }
 
+/// The weights a variant has without a parameter file (derived from its
+/// men and board), for a fit that starts from them.
+pub fn default_weights(v: &Variant) -> EvalParams {
+    let (value, avg) = exchange_values(v, &v.eval.value);
+    default_params(v, &value, &avg)
+}
+
 /// Build the tables of a variant. `values` holds the ini's piece values by
 /// type (0 where none was given); `file` a parameter file's text and name,
 /// whose weights replace the defaults.
@@ -326,11 +339,26 @@ pub fn build_tables(
             }
         }
     }
+    let mut move_rules = vec![MoveShape::default(); codes];
+    for (i, p) in v.pieces.iter().enumerate() {
+        if l.mobile(i) {
+            for color in Color::BOTH {
+                move_rules[Cell::piece(PieceType(i as u8), color).0 as usize] =
+                    MoveShape::new(&p.rules[color.index()]);
+            }
+        }
+    }
     let royal = (0..n)
         .filter(|&i| v.pieces[i].royal)
         .fold(0u64, |mask, i| mask | PieceType(i as u8).bit());
     let used =
         |index: &dyn Fn(usize) -> usize| (0..n).any(|i| params.weights[index(i)] != Score::ZERO);
+    let moves_used = used(&|i| l.moves(i)) || used(&|i| l.hit(i));
+    let passed_used = (1..v.ranks.max(2)).any(|d| {
+        [l.passed_free(d), l.passed_king(d), l.passed_enemy(d)]
+            .iter()
+            .any(|&i| params.weights[i] != Score::ZERO)
+    });
     let threats_used = used(&|i| l.threat(i));
     let attackers_used = used(&|i| l.attacker(i));
     let pairs_used = used(&|i| l.pair(i));
@@ -344,6 +372,9 @@ pub fn build_tables(
         sliders,
         pawn_captures,
         royal,
+        move_rules,
+        moves_used,
+        passed_used,
         threats_used,
         attackers_used,
         pairs_used,
@@ -490,7 +521,9 @@ pub const LAZY_MARGIN: i32 = 300;
 /// Pawn-structure terms of the variant's pawn types: doubled, isolated,
 /// connected and passed men. They depend on those men alone, so they are
 /// cached by the pawn hash (see [`PawnCache`]).
-fn pawn_terms(pos: &Position, acc: &mut impl Terms) {
+/// Returns the cells of the passed men, for [`passed_terms`].
+fn pawn_terms(pos: &Position, acc: &mut impl Terms) -> CellSet {
+    let mut passed_men: CellSet = [0; GUARD_WORDS];
     let v = &**pos.variant();
     let l = &v.eval.params.layout;
     let cells = &pos.b.cells;
@@ -518,6 +551,7 @@ fn pawn_terms(pos: &Position, acc: &mut impl Terms) {
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         let own = |c: Cell| c.is_color(color) && is_pawn(c);
+        let guarded = pawn_guarded(pos, color.flip());
         for &sq in pos.men(color) {
             if !is_pawn(cells[sq as usize]) {
                 continue;
@@ -544,7 +578,65 @@ fn pawn_terms(pos: &Position, acc: &mut impl Terms) {
                     Color::Black => r,
                 };
                 acc.add(l.passed(distance.max(1) as usize), color, 1);
+                passed_men[sq as usize >> 6] |= 1 << (sq & 63);
+            } else {
+                // Backward: no friendly neighbour level or behind that could
+                // come up beside it, and its next square under attack.
+                let alone = match color {
+                    Color::White => [f - 1, f + 1].iter().all(|&x| lowest_white[x] > r),
+                    Color::Black => [f - 1, f + 1].iter().all(|&x| highest_black[x] < r),
+                };
+                let next = (sq as isize + fwd) as usize;
+                if alone && next < BOARD_CELLS && (guarded[next >> 6] >> (next & 63)) & 1 != 0 {
+                    acc.add(l.backward(), color, 1);
+                }
             }
+        }
+    }
+    passed_men
+}
+
+/// The terms of passed men that depend on more than the pawn-type men:
+/// whether the next square is empty, and how far each king is from it.
+fn passed_terms(pos: &Position, passed_men: &CellSet, acc: &mut impl Terms) {
+    let v = &**pos.variant();
+    let l = &v.eval.params.layout;
+    let cells = &pos.b.cells;
+    for (w, &word) in passed_men.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let sq = w * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let color = cells[sq].color();
+            let next = match color {
+                Color::White => sq + 16,
+                Color::Black => sq.wrapping_sub(16),
+            };
+            if cells.get(next).is_none_or(|c| c.is_offboard()) {
+                continue;
+            }
+            let rank = Square(sq as u8).rank();
+            let distance = match color {
+                Color::White => v.ranks - 1 - rank,
+                Color::Black => rank,
+            };
+            if cells[next].is_empty() {
+                acc.add(l.passed_free(distance), color, 1);
+            }
+            let steps = |king: u8| {
+                let (a, b) = (Square(next as u8), Square(king));
+                a.file().abs_diff(b.file()).max(a.rank().abs_diff(b.rank())) as i32
+            };
+            acc.add(
+                l.passed_king(distance),
+                color,
+                steps(pos.b.kings[color.index()]),
+            );
+            acc.add(
+                l.passed_enemy(distance),
+                color,
+                steps(pos.b.kings[color.flip().index()]),
+            );
         }
     }
 }
@@ -568,6 +660,7 @@ fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
         0
     };
     let attackers = T::ALL || t.attackers_used;
+    let moves = T::ALL || t.moves_used;
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         // Mobility of sliders, cheaply: the directions not blocked at the
@@ -577,6 +670,11 @@ fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
         // Colour-bound types seen on light and on dark squares.
         let mut on = [0u64; 2];
         let enemy_king = Square(pos.b.kings[color.flip().index()]);
+        let guarded = if moves {
+            pawn_guarded(pos, color.flip())
+        } else {
+            [0; GUARD_WORDS]
+        };
         for &sq in pos.men(color) {
             let cell = cells[sq as usize];
             let code = cell.0;
@@ -603,6 +701,24 @@ fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
                     }
                 }
                 continue;
+            }
+            if moves && !t.move_rules[code as usize].is_none() {
+                let mine = t.value[kind.index()];
+                let mut hit = |victim: Cell| {
+                    let k = victim.kind();
+                    if t.royal & k.bit() == 0 && t.value[k.index()] > mine {
+                        acc.add(l.hit(k.index()), color, 1);
+                    }
+                };
+                let n = count_moves(
+                    cells,
+                    sq as isize,
+                    &t.move_rules[code as usize],
+                    color,
+                    &guarded,
+                    &mut hit,
+                );
+                acc.add(l.moves(kind.index()), color, n);
             }
             if (t.sliders >> code) & 1 == 0 {
                 continue;
@@ -631,13 +747,154 @@ fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
         if shelter != 0 {
             acc.add(l.shelter(), color, shelter);
         }
+        // Enemy pawn-type men storming the king: two or three steps ahead on
+        // its file or a neighbouring one (the cells past the edge hold no man).
+        let mut storm = 0;
+        for ahead in [2 * fwd, 3 * fwd] {
+            for df in [-1, 0, 1] {
+                let i = k + ahead + df;
+                if (0..BOARD_CELLS as isize).contains(&i) {
+                    let c = cells[i as usize];
+                    if c.is_color(color.flip()) && v.promotion_pawns & c.kind().bit() != 0 {
+                        storm += 1;
+                    }
+                }
+            }
+        }
+        if storm != 0 {
+            acc.add(l.storm(), color, storm);
+        }
     }
+}
+
+/// Words of a set of board cells.
+const GUARD_WORDS: usize = BOARD_CELLS.div_ceil(64);
+
+/// A set of board cells, bit `cell % 64` of word `cell / 64`.
+type CellSet = [u64; GUARD_WORDS];
+
+/// The cells that `by`'s pawn-type men attack.
+fn pawn_guarded(pos: &Position, by: Color) -> [u64; GUARD_WORDS] {
+    let v = &**pos.variant();
+    let mut set = [0u64; GUARD_WORDS];
+    for &sq in pos.men(by) {
+        let c = pos.b.cells[sq as usize];
+        if v.promotion_pawns & c.kind().bit() != 0 {
+            for &d in &v.eval.pawn_captures[c.0 as usize] {
+                let to = sq as usize as isize + d as isize;
+                if (0..BOARD_CELLS as isize).contains(&to) {
+                    set[to as usize >> 6] |= 1 << (to & 63);
+                }
+            }
+        }
+    }
+    set
+}
+
+/// A man's ways of moving for the `moves` and `hit` terms, split by shape
+/// so that the common ones run in tight loops (its initial-region moves
+/// left out).
+#[derive(Clone, Debug, Default)]
+pub struct MoveShape {
+    /// Single leaps that both move and capture.
+    leaps: Vec<i16>,
+    /// Unlimited slides that both move and capture.
+    rides: Vec<i16>,
+    /// The rest: lame, bent, limited, move-only or capture-only.
+    other: Vec<Rule>,
+}
+
+impl MoveShape {
+    fn new(rules: &[Rule]) -> MoveShape {
+        let mut shape = MoveShape::default();
+        for r in rules
+            .iter()
+            .filter(|r| !r.initial && (r.quiet || r.capture))
+        {
+            let plain = r.prelude.is_empty() && r.start == 0 && r.quiet && r.capture;
+            match (plain, r.max) {
+                (true, 1) => shape.leaps.push(r.step),
+                (true, 255) => shape.rides.push(r.step),
+                _ => shape.other.push(r.clone()),
+            }
+        }
+        shape
+    }
+
+    fn is_none(&self) -> bool {
+        self.leaps.is_empty() && self.rides.is_empty() && self.other.is_empty()
+    }
+}
+
+/// The moves of the man on `from` with `shape` to empty squares and onto
+/// enemy men, leaving out the squares in `guarded`; `capture` is told of
+/// every enemy man it can take (guarded or not). Merges onto friendly men
+/// do not count, and a square two ways reach counts twice.
+fn count_moves(
+    cells: &[Cell; BOARD_CELLS],
+    from: isize,
+    shape: &MoveShape,
+    us: Color,
+    guarded: &CellSet,
+    capture: &mut impl FnMut(Cell),
+) -> i32 {
+    let them = us.flip();
+    let free = |sq: isize| ((guarded[sq as usize >> 6] >> (sq & 63)) & 1 ^ 1) as i32;
+    let mut n = 0;
+    for &d in &shape.leaps {
+        let sq = from + d as isize;
+        let c = cells[sq as usize];
+        if c.is_empty() {
+            n += free(sq);
+        } else if c.is_color(them) {
+            n += free(sq);
+            capture(c);
+        }
+    }
+    for &d in &shape.rides {
+        let mut sq = from + d as isize;
+        while cells[sq as usize].is_empty() {
+            n += free(sq);
+            sq += d as isize;
+        }
+        let c = cells[sq as usize];
+        if c.is_color(them) {
+            n += free(sq);
+            capture(c);
+        }
+    }
+    for rule in &shape.other {
+        if !rule.prelude.iter().all(|&p| {
+            cells
+                .get((from + p as isize) as usize)
+                .is_some_and(|c| c.is_empty())
+        }) {
+            continue;
+        }
+        let mut sq = from + rule.start as isize;
+        for _ in 0..rule.max {
+            sq += rule.step as isize;
+            let c = cells[sq as usize];
+            if c.is_empty() {
+                if rule.quiet {
+                    n += free(sq);
+                }
+                continue;
+            }
+            if rule.capture && c.is_color(them) {
+                n += free(sq);
+                capture(c);
+            }
+            break;
+        }
+    }
+    n
 }
 
 /// Pawn-structure scores by pawn hash. A position without pawn-type men has
 /// hash 0 and structure zero, which is what a fresh slot holds.
 pub struct PawnCache {
-    slots: Vec<(u64, Score)>,
+    slots: Vec<(u64, Score, CellSet)>,
 }
 
 impl PawnCache {
@@ -645,11 +902,12 @@ impl PawnCache {
 
     pub fn new() -> PawnCache {
         PawnCache {
-            slots: vec![(0, Score::ZERO); Self::SIZE],
+            slots: vec![(0, Score::ZERO, [0; GUARD_WORDS]); Self::SIZE],
         }
     }
 
-    fn structure(&mut self, pos: &Position) -> Score {
+    /// The structure's score and its passed men.
+    fn structure(&mut self, pos: &Position) -> (Score, &CellSet) {
         let key = pos.b.pawn_hash;
         let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
         if slot.0 != key {
@@ -657,10 +915,10 @@ impl PawnCache {
                 weights: &pos.variant().eval.params.weights,
                 sum: Score::ZERO,
             };
-            pawn_terms(pos, &mut acc);
-            *slot = (key, acc.sum);
+            let passed_men = pawn_terms(pos, &mut acc);
+            *slot = (key, acc.sum, passed_men);
         }
-        slot.1
+        (slot.1, &slot.2)
     }
 }
 
@@ -698,10 +956,15 @@ fn finish(pos: &Position, s: Score) -> i32 {
 /// The static evaluation from the side to move's point of view, with the
 /// pawn-structure cache kept by the caller.
 pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
+    let t = &pos.variant().eval;
+    let (structure, passed_men) = pawns.structure(pos);
     let mut acc = Weighted {
-        weights: &pos.variant().eval.params.weights,
-        sum: pos.b.psq + pawns.structure(pos),
+        weights: &t.params.weights,
+        sum: pos.b.psq + structure,
     };
+    if t.passed_used {
+        passed_terms(pos, passed_men, &mut acc);
+    }
     positional_terms(pos, &mut acc);
     finish(pos, acc.sum)
 }
@@ -752,7 +1015,8 @@ pub fn trace(pos: &Position) -> Trace {
             rec.add(l.psq(kind, sq.file(), rank), color, 1);
         }
     }
-    pawn_terms(pos, &mut rec);
+    let passed_men = pawn_terms(pos, &mut rec);
+    passed_terms(pos, &passed_men, &mut rec);
     positional_terms(pos, &mut rec);
     let mut terms = rec.0;
     terms.sort_unstable_by_key(|&(i, _)| i);
@@ -924,6 +1188,50 @@ mod tests {
         assert_eq!(count(l.attacker(rook)), 1);
         // The knight on e3 is two squares from the White king on e1.
         assert_eq!(count(l.attacker(knight)), -1);
+    }
+
+    #[test]
+    fn moves_leave_out_squares_that_enemy_pawns_attack() {
+        let v = crate::VariantSet::builtin()
+            .compile("chess")
+            .expect("chess");
+        let l = &v.eval.params.layout;
+        // The knight on e4: seven squares (d6 by capture), c5 and e5 are
+        // attacked by the pawn on d6. The rook on a1: b1 to d1, its own pawn
+        // and king in the way.
+        let pos =
+            Position::from_fen(v.clone(), "4k3/8/3p4/8/4N3/8/P7/R3K3 w - - 0 1").expect("fen");
+        let tr = trace(&pos);
+        let letter = |c: char| l.letters.iter().position(|&x| x == c).expect("man");
+        assert_eq!(tr.count(l.moves(letter('n'))), 7);
+        assert_eq!(tr.count(l.moves(letter('r'))), 3);
+        // The knight attacks the pawn (not cheaper); a rook that a knight
+        // attacks counts for the knight's side.
+        assert_eq!(tr.count(l.hit(letter('p'))), 0);
+        let pos = Position::from_fen(v.clone(), "4k3/8/3r4/8/4N3/8/8/4K3 w - - 0 1").expect("fen");
+        assert_eq!(trace(&pos).count(l.hit(letter('r'))), 1);
+        // Two black pawns two and three steps in front of White's king.
+        let pos = Position::from_fen(v.clone(), "4k3/8/8/8/7p/6p1/8/6K1 w - - 0 1").expect("fen");
+        assert_eq!(trace(&pos).count(l.storm()), 2);
+        // A passed pawn on d5, its path free: White's king five steps from
+        // d6, Black's two. Blocked, it has no free-path count.
+        let pos = Position::from_fen(v.clone(), "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
+        let tr = trace(&pos);
+        assert_eq!(tr.count(l.passed(3)), 1);
+        assert_eq!(tr.count(l.passed_free(3)), 1);
+        assert_eq!(tr.count(l.passed_king(3)), 5);
+        assert_eq!(tr.count(l.passed_enemy(3)), 2);
+        let pos = Position::from_fen(v.clone(), "4k3/8/3n4/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
+        assert_eq!(trace(&pos).count(l.passed_free(3)), 0);
+        // The d3 pawn is backward: no pawn beside or behind on c or e, and
+        // c5 attacks d4. Black's b6 and c5 are not (c5 has b6 behind it, b6's
+        // next square is not attacked). With a pawn on c3, d3 is not either.
+        let pos =
+            Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/3P4/8/4K3 w - - 0 1").expect("fen");
+        assert_eq!(trace(&pos).count(l.backward()), 1);
+        let pos =
+            Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/2PP4/8/4K3 w - - 0 1").expect("fen");
+        assert_eq!(trace(&pos).count(l.backward()), 0);
     }
 
     #[test]

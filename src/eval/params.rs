@@ -20,14 +20,21 @@
 //! | `value.L` | mg eg | material |
 //! | `psq.L.mg.R`, `psq.L.eg.R` | one per file | piece-square values of White's man (Black's mirrored by rank) |
 //! | `passed.D` | mg eg | a passed pawn-type man D steps from promotion |
+//! | `passed.free.D` | mg eg | such a man whose next square is empty |
+//! | `passed.king.D` | mg eg | per step from its own king to the square in front of such a man |
+//! | `passed.enemy.D` | mg eg | per step from the enemy king to that square |
 //! | `doubled` | mg eg | a pawn-type man with a friendly one directly ahead |
 //! | `isolated` | mg eg | a pawn-type man with no friendly one on a neighbouring file |
 //! | `connected` | mg eg | a pawn-type man beside or diagonally behind a friendly one |
+//! | `backward` | mg eg | a pawn-type man, not passed, with no friendly one on a neighbouring file level or behind, whose next square an enemy pawn-type man attacks |
 //! | `shelter` | mg eg | per friendly pawn-type man on the three squares in front of the king |
+//! | `storm` | mg eg | per enemy pawn-type man two or three steps in front of the king, on its file or a neighbour |
 //! | `mobility.L` | mg eg | per slide direction of a sliding man open at its first step |
 //! | `pair.L` | mg eg | a colour-bound man of this type on both square colours |
 //! | `threat.L` | mg eg | a man of this type attacked by an enemy pawn-type man (for the attacker) |
 //! | `attacker.L` | mg eg | a man of this type within two squares of the enemy king |
+//! | `hit.L` | mg eg | a man of this type (not royal) that a cheaper man, not of a pawn type, can capture (for the attacker, per attacker) |
+//! | `moves.L` | mg eg | per move of a man of this type (not a pawn type, not royal) to a square no enemy pawn-type man attacks |
 //! | `tempo` | mg eg | the side to move |
 //!
 //! [`EvalParams::to_text`] writes every name, so a written file is a full
@@ -58,14 +65,21 @@ pub struct Layout {
     value: usize,
     psq: usize,
     passed: usize,
+    passed_free: usize,
+    passed_king: usize,
+    passed_enemy: usize,
     doubled: usize,
     isolated: usize,
     connected: usize,
+    backward: usize,
     shelter: usize,
+    storm: usize,
     mobility: usize,
     pair: usize,
     threat: usize,
     attacker: usize,
+    moves: usize,
+    hit: usize,
     tempo: usize,
     len: usize,
 }
@@ -86,15 +100,23 @@ impl Layout {
         let value = 0;
         let psq = value + n;
         let passed = psq + n * squares;
-        let doubled = passed + ranks.saturating_sub(1).max(1);
+        let distances = ranks.saturating_sub(1).max(1);
+        let passed_free = passed + distances;
+        let passed_king = passed_free + distances;
+        let passed_enemy = passed_king + distances;
+        let doubled = passed_enemy + distances;
         let isolated = doubled + 1;
         let connected = isolated + 1;
-        let shelter = connected + 1;
-        let mobility = shelter + 1;
+        let backward = connected + 1;
+        let shelter = backward + 1;
+        let storm = shelter + 1;
+        let mobility = storm + 1;
         let pair = mobility + n;
         let threat = pair + n;
         let attacker = threat + n;
-        let tempo = attacker + n;
+        let moves = attacker + n;
+        let hit = moves + n;
+        let tempo = hit + n;
         Layout {
             files,
             ranks,
@@ -106,14 +128,21 @@ impl Layout {
             value,
             psq,
             passed,
+            passed_free,
+            passed_king,
+            passed_enemy,
             doubled,
             isolated,
             connected,
+            backward,
             shelter,
+            storm,
             mobility,
             pair,
             threat,
             attacker,
+            moves,
+            hit,
             tempo,
             len: tempo + 1,
         }
@@ -141,8 +170,23 @@ impl Layout {
     /// Passed-pawn weight for a man `distance` steps from promotion
     /// (distances beyond the board's count as the farthest).
     pub fn passed(&self, distance: usize) -> usize {
+        self.passed + self.distance(distance)
+    }
+    /// A passed man `distance` steps from promotion with its next square empty.
+    pub fn passed_free(&self, distance: usize) -> usize {
+        self.passed_free + self.distance(distance)
+    }
+    /// Per step of its own king from its next square.
+    pub fn passed_king(&self, distance: usize) -> usize {
+        self.passed_king + self.distance(distance)
+    }
+    /// Per step of the enemy king from its next square.
+    pub fn passed_enemy(&self, distance: usize) -> usize {
+        self.passed_enemy + self.distance(distance)
+    }
+    fn distance(&self, distance: usize) -> usize {
         let top = self.ranks.saturating_sub(1).max(1);
-        self.passed + distance.clamp(1, top) - 1
+        distance.clamp(1, top) - 1
     }
 
     pub fn doubled(&self) -> usize {
@@ -154,8 +198,14 @@ impl Layout {
     pub fn connected(&self) -> usize {
         self.connected
     }
+    pub fn backward(&self) -> usize {
+        self.backward
+    }
     pub fn shelter(&self) -> usize {
         self.shelter
+    }
+    pub fn storm(&self) -> usize {
+        self.storm
     }
     pub fn mobility(&self, t: usize) -> usize {
         self.mobility + t
@@ -168,6 +218,16 @@ impl Layout {
     }
     pub fn attacker(&self, t: usize) -> usize {
         self.attacker + t
+    }
+    /// Whether men of type `t` have a `moves` weight.
+    pub fn mobile(&self, t: usize) -> bool {
+        !self.pawn[t] && !self.royal[t]
+    }
+    pub fn moves(&self, t: usize) -> usize {
+        self.moves + t
+    }
+    pub fn hit(&self, t: usize) -> usize {
+        self.hit + t
     }
     pub fn tempo(&self) -> usize {
         self.tempo
@@ -213,10 +273,21 @@ impl Layout {
             for d in 1..=self.ranks.saturating_sub(1).max(1) {
                 keys.push(both(format!("passed.{d}"), self.passed(d)));
             }
+            for (tag, at) in [
+                ("free", self.passed_free),
+                ("king", self.passed_king),
+                ("enemy", self.passed_enemy),
+            ] {
+                for d in 1..=self.ranks.saturating_sub(1).max(1) {
+                    keys.push(both(format!("passed.{tag}.{d}"), at + d - 1));
+                }
+            }
             keys.push(both("doubled".into(), self.doubled));
             keys.push(both("isolated".into(), self.isolated));
             keys.push(both("connected".into(), self.connected));
+            keys.push(both("backward".into(), self.backward));
             keys.push(both("shelter".into(), self.shelter));
+            keys.push(both("storm".into(), self.storm));
         }
         for (t, &l) in self.letters.iter().enumerate() {
             if self.sliding[t] {
@@ -237,6 +308,16 @@ impl Layout {
         for (t, &l) in self.letters.iter().enumerate() {
             if !self.royal[t] {
                 keys.push(both(format!("attacker.{l}"), self.attacker(t)));
+            }
+        }
+        for (t, &l) in self.letters.iter().enumerate() {
+            if self.mobile(t) {
+                keys.push(both(format!("moves.{l}"), self.moves(t)));
+            }
+        }
+        for (t, &l) in self.letters.iter().enumerate() {
+            if !self.royal[t] {
+                keys.push(both(format!("hit.{l}"), self.hit(t)));
             }
         }
         keys.push(both("tempo".into(), self.tempo));
