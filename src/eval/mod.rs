@@ -641,9 +641,11 @@ fn passed_terms(pos: &Position, passed_men: &CellSet, acc: &mut impl Terms) {
     }
 }
 
-/// The terms computed at every call: mobility of sliding men, men attacked
-/// by pawn-type men, men near the enemy king, the king's pawn shelter, and
-/// pairs of colour-bound men on both colours.
+/// The terms computed at every call: mobility (moves to squares no enemy
+/// pawn-type man attacks, and the open first steps of sliders), men
+/// attacked by pawn-type men or by cheaper men, men near the enemy king,
+/// the king's pawn shelter and the pawn storm against it, and pairs of
+/// colour-bound men on both colours.
 fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
     let v = &**pos.variant();
     let t = &v.eval;

@@ -23,6 +23,10 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
         "compound.params",
         include_str!("../../params/compound.params"),
     ),
+    (
+        "team-mate.params",
+        include_str!("../../params/team-mate.params"),
+    ),
 ];
 
 /// A set of squares of the padded mailbox.
