@@ -20,6 +20,10 @@ pub const BUILTIN_INI_NAME: &str = "variants.ini";
 pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ("chess.params", include_str!("../../params/chess.params")),
     (
+        "combination.params",
+        include_str!("../../params/combination.params"),
+    ),
+    (
         "compound.params",
         include_str!("../../params/compound.params"),
     ),
