@@ -282,13 +282,22 @@ fn every_variant_plays_under_every_clock() {
                 assert_eq!(depths.iter().max(), Some(&3), "{lines:?}");
             }
             // The move is legal: taking it back and playing it again works.
-            let mv = lines
+            // A merge comes in two legs, the first ending in a comma; the
+            // GUI's echo of both joined names the move.
+            let first = lines
                 .last()
                 .and_then(|l| l.strip_prefix("move "))
                 .expect("move");
+            let mut legs = vec![first.to_string()];
+            while legs.last().is_some_and(|l| l.ends_with(',')) {
+                let more = s.until("move ");
+                assert!(complaints(&more).is_empty(), "{variant}: {more:?}");
+                let leg = more.last().and_then(|l| l.strip_prefix("move "));
+                legs.push(leg.expect("second leg").to_string());
+            }
             s.send("force");
             s.send("undo");
-            play(&mut s, &[mv]);
+            play(&mut s, &[&legs.concat()]);
         }
     }
 }
