@@ -181,39 +181,32 @@ fn a_user_variant_goes_through_datagen_and_tune() {
 
     // A fit starts from the variant's current weights (its file), or from
     // its defaults when asked: steps too small to move a weight write them.
-    let from = |start: &str| {
-        let out_file = path(&format!("from-{start}.params"));
-        let (ok, out, err) = run(&[
+    let tune_tuned = |out_file: &str, start: &str| {
+        run(&[
             "--variants",
             &ini,
             "tune",
             "zoo-tuned",
             &data,
             "--out",
-            &out_file,
+            out_file,
             "--epochs",
             "1",
             "--rate",
             "0.000001",
             "--start",
             start,
-        ]);
+        ])
+    };
+    let from = |start: &str| {
+        let out_file = path(&format!("from-{start}.params"));
+        let (ok, out, err) = tune_tuned(&out_file, start);
         assert!(ok, "{out}{err}");
         numbers(&out_file)
     };
     assert_eq!(from("current"), numbers(&params));
     assert_eq!(from("defaults"), numbers(&start));
-    let (ok, _, err) = run(&[
-        "--variants",
-        &ini,
-        "tune",
-        "zoo-tuned",
-        &data,
-        "--out",
-        &path("x"),
-        "--start",
-        "nowhere",
-    ]);
+    let (ok, _, err) = tune_tuned(&path("x"), "nowhere");
     assert!(!ok && err.contains("--start"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1204,7 +1204,7 @@ mod tests {
         let pos =
             Position::from_fen(v.clone(), "4k3/8/3p4/8/4N3/8/P7/R3K3 w - - 0 1").expect("fen");
         let tr = trace(&pos);
-        let letter = |c: char| l.letters.iter().position(|&x| x == c).expect("man");
+        let letter = |c: char| v.type_of_letter(c).expect("man").index();
         assert_eq!(tr.count(l.moves(letter('n'))), 7);
         assert_eq!(tr.count(l.moves(letter('r'))), 3);
         // The knight attacks the pawn (not cheaper); a rook that a knight
