@@ -521,9 +521,14 @@ pub const LAZY_MARGIN: i32 = 300;
 /// Pawn-structure terms of the variant's pawn types: doubled, isolated,
 /// connected and passed men. They depend on those men alone, so they are
 /// cached by the pawn hash (see [`PawnCache`]).
-/// Returns the cells of the passed men, for [`passed_terms`].
-fn pawn_terms(pos: &Position, acc: &mut impl Terms) -> CellSet {
+/// Returns the cells of the passed men, for [`passed_terms`], and the
+/// cells each side's pawn-type men attack, for [`positional_terms`].
+fn pawn_terms(pos: &Position, acc: &mut impl Terms) -> PawnFacts {
     let mut passed_men: CellSet = [0; GUARD_WORDS];
+    let guarded = [
+        pawn_guarded(pos, Color::White),
+        pawn_guarded(pos, Color::Black),
+    ];
     let v = &**pos.variant();
     let l = &v.eval.params.layout;
     let cells = &pos.b.cells;
@@ -551,7 +556,7 @@ fn pawn_terms(pos: &Position, acc: &mut impl Terms) -> CellSet {
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         let own = |c: Cell| c.is_color(color) && is_pawn(c);
-        let guarded = pawn_guarded(pos, color.flip());
+        let guarded = &guarded[color.flip().index()];
         for &sq in pos.men(color) {
             if !is_pawn(cells[sq as usize]) {
                 continue;
@@ -593,7 +598,10 @@ fn pawn_terms(pos: &Position, acc: &mut impl Terms) -> CellSet {
             }
         }
     }
-    passed_men
+    PawnFacts {
+        passed: passed_men,
+        guarded,
+    }
 }
 
 /// The terms of passed men that depend on more than the pawn-type men:
@@ -645,8 +653,9 @@ fn passed_terms(pos: &Position, passed_men: &CellSet, acc: &mut impl Terms) {
 /// pawn-type man attacks, and the open first steps of sliders), men
 /// attacked by pawn-type men or by cheaper men, men near the enemy king,
 /// the king's pawn shelter and the pawn storm against it, and pairs of
-/// colour-bound men on both colours.
-fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
+/// colour-bound men on both colours. `guarded_by` holds, per side, the
+/// cells its pawn-type men attack (from the pawn cache).
+fn positional_terms<T: Terms>(pos: &Position, guarded_by: &[CellSet; 2], acc: &mut T) {
     let v = &**pos.variant();
     let t = &v.eval;
     let l = &t.params.layout;
@@ -672,11 +681,7 @@ fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
         // Colour-bound types seen on light and on dark squares.
         let mut on = [0u64; 2];
         let enemy_king = Square(pos.b.kings[color.flip().index()]);
-        let guarded = if moves {
-            pawn_guarded(pos, color.flip())
-        } else {
-            [0; GUARD_WORDS]
-        };
+        let guarded = &guarded_by[color.flip().index()];
         for &sq in pos.men(color) {
             let cell = cells[sq as usize];
             let code = cell.0;
@@ -717,7 +722,7 @@ fn positional_terms<T: Terms>(pos: &Position, acc: &mut T) {
                     sq as isize,
                     &t.move_rules[code as usize],
                     color,
-                    &guarded,
+                    guarded,
                     &mut hit,
                 );
                 acc.add(l.moves(kind.index()), color, n);
@@ -893,10 +898,19 @@ fn count_moves(
     n
 }
 
-/// Pawn-structure scores by pawn hash. A position without pawn-type men has
-/// hash 0 and structure zero, which is what a fresh slot holds.
+/// What the pawn-type men alone decide, besides their score: the cells of
+/// the passed ones, and per side the cells its pawn-type men attack.
+#[derive(Clone, Copy, Debug, Default)]
+struct PawnFacts {
+    passed: CellSet,
+    guarded: [CellSet; 2],
+}
+
+/// Pawn-structure scores and facts by pawn hash. A position without
+/// pawn-type men has hash 0, structure zero and no cells in its facts, which
+/// is what a fresh slot holds.
 pub struct PawnCache {
-    slots: Vec<(u64, Score, CellSet)>,
+    slots: Vec<(u64, Score, PawnFacts)>,
 }
 
 impl PawnCache {
@@ -904,12 +918,12 @@ impl PawnCache {
 
     pub fn new() -> PawnCache {
         PawnCache {
-            slots: vec![(0, Score::ZERO, [0; GUARD_WORDS]); Self::SIZE],
+            slots: vec![(0, Score::ZERO, PawnFacts::default()); Self::SIZE],
         }
     }
 
-    /// The structure's score and its passed men.
-    fn structure(&mut self, pos: &Position) -> (Score, &CellSet) {
+    /// The structure's score and its facts.
+    fn structure(&mut self, pos: &Position) -> (Score, &PawnFacts) {
         let key = pos.b.pawn_hash;
         let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
         if slot.0 != key {
@@ -917,8 +931,8 @@ impl PawnCache {
                 weights: &pos.variant().eval.params.weights,
                 sum: Score::ZERO,
             };
-            let passed_men = pawn_terms(pos, &mut acc);
-            *slot = (key, acc.sum, passed_men);
+            let facts = pawn_terms(pos, &mut acc);
+            *slot = (key, acc.sum, facts);
         }
         (slot.1, &slot.2)
     }
@@ -959,15 +973,15 @@ fn finish(pos: &Position, s: Score) -> i32 {
 /// pawn-structure cache kept by the caller.
 pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
     let t = &pos.variant().eval;
-    let (structure, passed_men) = pawns.structure(pos);
+    let (structure, facts) = pawns.structure(pos);
     let mut acc = Weighted {
         weights: &t.params.weights,
         sum: pos.b.psq + structure,
     };
     if t.passed_used {
-        passed_terms(pos, passed_men, &mut acc);
+        passed_terms(pos, &facts.passed, &mut acc);
     }
-    positional_terms(pos, &mut acc);
+    positional_terms(pos, &facts.guarded, &mut acc);
     finish(pos, acc.sum)
 }
 
@@ -1017,9 +1031,9 @@ pub fn trace(pos: &Position) -> Trace {
             rec.add(l.psq(kind, sq.file(), rank), color, 1);
         }
     }
-    let passed_men = pawn_terms(pos, &mut rec);
-    passed_terms(pos, &passed_men, &mut rec);
-    positional_terms(pos, &mut rec);
+    let facts = pawn_terms(pos, &mut rec);
+    passed_terms(pos, &facts.passed, &mut rec);
+    positional_terms(pos, &facts.guarded, &mut rec);
     let mut terms = rec.0;
     terms.sort_unstable_by_key(|&(i, _)| i);
     let mut merged: Vec<(u32, i32)> = Vec::with_capacity(terms.len());
