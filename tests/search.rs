@@ -142,7 +142,34 @@ fn movetime_is_respected() {
     let t = start.elapsed();
     assert!(r.best.is_some());
     assert!(
-        t >= Duration::from_millis(150) && t <= Duration::from_millis(600),
+        t >= Duration::from_millis(300) && t <= Duration::from_millis(600),
+        "{t:?}"
+    );
+}
+
+/// A fixed time is spent whole even when the best move is settled from the
+/// first iterations (a rook takes a loose queen): the early stop that a
+/// clock's soft limit allows is not for `movetime`.
+#[test]
+fn movetime_is_spent_whole_when_the_best_move_is_settled() {
+    let mut engine = Engine::new();
+    engine.set_variant("chess").expect("variant");
+    engine
+        .set_position(Some("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"), &[])
+        .expect("fen");
+    let start = Instant::now();
+    let r = quiet_go(
+        &mut engine,
+        Limits {
+            movetime: Some(400),
+            ..Default::default()
+        },
+    );
+    let t = start.elapsed();
+    let pos = engine.position().clone();
+    assert_eq!(r.best.map(|m| pos.move_text(m)).as_deref(), Some("d2d5"));
+    assert!(
+        t >= Duration::from_millis(400) && t <= Duration::from_millis(800),
         "{t:?}"
     );
 }

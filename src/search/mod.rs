@@ -1143,7 +1143,9 @@ pub fn search(
                     _ => 0,
                 };
                 last = Some((best, score));
+                // A fixed time (`movetime`) is spent whole: the hard limit ends it.
                 if let Some(soft) = budget.soft
+                    && !budget.fixed
                     && shared.start.elapsed() >= soft.mul_f64(time::soft_scale(stable, drop))
                 {
                     break;

@@ -31,6 +31,9 @@ pub struct Limits {
 pub struct TimeBudget {
     pub soft: Option<Duration>,
     pub hard: Option<Duration>,
+    /// The time was fixed by the user (`movetime`): it is spent whole, so
+    /// the soft limit is not scaled down when the best move is settled.
+    pub fixed: bool,
 }
 
 impl Limits {
@@ -49,6 +52,7 @@ impl Limits {
             return TimeBudget {
                 soft: None,
                 hard: None,
+                fixed: false,
             };
         }
         if let Some(mt) = self.movetime {
@@ -56,12 +60,14 @@ impl Limits {
             return TimeBudget {
                 soft: Some(t),
                 hard: Some(t),
+                fixed: true,
             };
         }
         let Some(time) = self.time else {
             return TimeBudget {
                 soft: None,
                 hard: None,
+                fixed: false,
             };
         };
         // Plan for the moves to go (or 30 more moves), spend most of the
@@ -77,6 +83,7 @@ impl Limits {
         TimeBudget {
             soft: Some(Duration::from_millis(soft)),
             hard: Some(Duration::from_millis(hard)),
+            fixed: false,
         }
     }
 }
@@ -127,6 +134,8 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(l.budget().hard, Some(Duration::from_millis(480)));
+        assert!(l.budget().fixed);
+        assert!(!Limits::default().budget().fixed);
         let l = Limits {
             time: Some(30),
             movestogo: Some(1),
