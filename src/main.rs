@@ -16,7 +16,7 @@ const USAGE: &str = "usage:
   perft VARIANT FEN|startpos DEPTH [--divide] [--threads N]
   bench [VARIANT] [--depth D] [--threads N]
   go VARIANT FEN|startpos [--depth D | --movetime MS | --nodes N] [--threads T] [--multipv K]
-  epd FILE [--variant V] [--movetime MS] [--threads T]
+  epd FILE [--variant V] [--movetime MS | --nodes N] [--threads T]
   selfplay VARIANT --games N (--nodes K | --depth D | --movetime MS) [--pgn FILE] [--seed S]
   openings VARIANT --count N [--plies P] [--max-score CP] [--seed S] [--nodes K] --out FILE
                          an opening suite: distinct positions after random plies, within CP
@@ -355,12 +355,21 @@ fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
 }
 
 fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
-    let a = Args::parse(args, &["--variant", "--movetime", "--threads", "--hash"])?;
+    let a = Args::parse(
+        args,
+        &["--variant", "--movetime", "--nodes", "--threads", "--hash"],
+    )?;
     let [file] = a.positional.as_slice() else {
         return Err(format!("epd needs FILE\n{USAGE}"));
     };
     let variant: String = a.get("--variant")?.unwrap_or_else(|| "chess".to_string());
-    let movetime: u64 = a.get("--movetime")?.unwrap_or(1000);
+    // A node limit makes a run independent of the machine's speed and load;
+    // without one, each position gets a fixed time.
+    let nodes: Option<u64> = a.get("--nodes")?;
+    let movetime: Option<u64> = match nodes {
+        Some(_) => a.get("--movetime")?,
+        None => Some(a.get("--movetime")?.unwrap_or(1000)),
+    };
     let text = amalgam::textfile::read(file, amalgam::textfile::MAX_DATA_BYTES)
         .map_err(|e| format!("{file}: {e}"))?;
     let mut engine = amalgam::engine::Engine::with_variants(set);
@@ -387,10 +396,24 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         engine.new_game();
         engine.set_position(Some(&entry.fen), &[])?;
         let limits = amalgam::search::Limits {
-            movetime: Some(movetime),
+            movetime,
+            nodes,
             ..Default::default()
         };
-        let r = engine.go(&limits, &[], &mut |_| {});
+        // The first iteration from which the best line always began with a
+        // solving move: (depth, ms, nodes).
+        let mut found: Option<(u32, u64, u64)> = None;
+        let r = engine.go(&limits, &[], &mut |info| {
+            if info.multipv != 1 {
+                return;
+            }
+            match info.pv.first() {
+                Some(&m) if entry.solved_by(m) => {
+                    found.get_or_insert((info.depth, info.time_ms, info.nodes));
+                }
+                _ => found = None,
+            }
+        });
         let mut pos = entry.position.clone();
         let got = r
             .best
@@ -400,16 +423,33 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         if ok {
             solved += 1;
         } else {
-            let want: Vec<String> = entry.best.iter().map(|&m| pos.san(m)).collect();
+            let mut sans = |moves: &[amalgam::types::Move]| {
+                moves
+                    .iter()
+                    .map(|&m| pos.san(m))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let mut wanted = Vec::new();
+            if !entry.best.is_empty() {
+                wanted.push(format!("best {}", sans(&entry.best)));
+            }
+            if !entry.avoid.is_empty() {
+                wanted.push(format!("avoid {}", sans(&entry.avoid)));
+            }
             failures.push(format!(
-                "{} {}: played {got}, best {}",
+                "{} {}: played {got}, {}",
                 entry.id,
                 entry.fen,
-                want.join(" ")
+                wanted.join(", ")
             ));
         }
+        let when = match found {
+            Some((depth, ms, n)) if ok => format!(" from depth {depth}, {ms} ms, {n} nodes"),
+            _ => String::new(),
+        };
         amalgam::outln!(
-            "{} {} {got} ({}/{})",
+            "{} {} {got} ({}/{}){when}",
             entry.id,
             if ok { "ok  " } else { "FAIL" },
             solved,

@@ -238,3 +238,60 @@ fn bench_ends_with_the_testing_framework_line() {
         .expect("node count");
     assert_eq!(words[0], searched);
 }
+
+/// `epd --nodes` searches each position to a node count, so two runs agree
+/// line for line whatever the machine's load; a solved position reports
+/// the iteration from which the best line began with the solving move, a
+/// failed one does not.
+#[test]
+fn epd_with_a_node_limit_is_reproducible_and_reports_when_solved() {
+    let dir = std::env::temp_dir().join(format!("amalgam-epd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("suite.epd");
+    // Back-rank mate in one, solved; then the same move to avoid, failed.
+    std::fs::write(
+        &file,
+        "6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; id \"mate\";\n\
+         6k1/5ppp/8/8/8/8/8/R5K1 w - - am Ra8#; id \"avoid\";\n",
+    )
+    .expect("write suite");
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+            .args(["epd", file.to_str().expect("path"), "--nodes", "20000"])
+            .output()
+            .expect("epd runs");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Everything but the milliseconds.
+    let untimed = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| {
+                l.split(", ")
+                    .filter(|f| !f.ends_with(" ms"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect()
+    };
+    let first = run();
+    assert_eq!(untimed(&first), untimed(&run()), "two runs differ");
+    let mate = first
+        .lines()
+        .find(|l| l.starts_with("mate "))
+        .expect("mate line");
+    assert!(
+        mate.contains(" ok ") && mate.contains(" from depth 1, "),
+        "{mate}"
+    );
+    let avoid = first
+        .lines()
+        .find(|l| l.starts_with("avoid "))
+        .expect("avoid line");
+    assert!(
+        avoid.contains("FAIL") && !avoid.contains("from depth"),
+        "{avoid}"
+    );
+    assert!(first.contains("Solved 1 of 2"), "{first}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
