@@ -127,19 +127,24 @@ fn a_stop_before_the_first_iteration_still_plays_a_searched_move() {
     assert_eq!(r.depth, 1);
 }
 
+/// A search of `ms` milliseconds of fixed time, and how long it took.
+fn timed_movetime(engine: &mut Engine, ms: u64) -> (SearchResult, Duration) {
+    let start = Instant::now();
+    let r = quiet_go(
+        engine,
+        Limits {
+            movetime: Some(ms),
+            ..Default::default()
+        },
+    );
+    (r, start.elapsed())
+}
+
 #[test]
 fn movetime_is_respected() {
     let mut engine = Engine::new();
     engine.set_variant("compound").expect("variant");
-    let start = Instant::now();
-    let r = quiet_go(
-        &mut engine,
-        Limits {
-            movetime: Some(300),
-            ..Default::default()
-        },
-    );
-    let t = start.elapsed();
+    let (r, t) = timed_movetime(&mut engine, 300);
     assert!(r.best.is_some());
     assert!(
         t >= Duration::from_millis(300) && t <= Duration::from_millis(600),
@@ -157,15 +162,7 @@ fn movetime_is_spent_whole_when_the_best_move_is_settled() {
     engine
         .set_position(Some("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"), &[])
         .expect("fen");
-    let start = Instant::now();
-    let r = quiet_go(
-        &mut engine,
-        Limits {
-            movetime: Some(400),
-            ..Default::default()
-        },
-    );
-    let t = start.elapsed();
+    let (r, t) = timed_movetime(&mut engine, 400);
     let pos = engine.position().clone();
     assert_eq!(r.best.map(|m| pos.move_text(m)).as_deref(), Some("d2d5"));
     assert!(
