@@ -610,8 +610,12 @@ impl<'a> Worker<'a> {
         self.evals[ply] = eval;
         let improving = !in_check && self.improving(ply, eval);
         if !pv_node && !in_check && ply > 0 && excluded == Move::NONE {
-            // Reverse futility: far above beta near the leaves.
-            if depth <= 6
+            // Reverse futility: far above beta near the leaves. Only at
+            // the last four plies: deeper, a side far ahead after a
+            // sacrifice is often lost to a quiet threat (a mate to come)
+            // that the static evaluation cannot see, and a late quiet move
+            // reduced into this range would never be searched again.
+            if depth <= 4
                 && eval - 90 * (depth - improving as i32) >= beta
                 && beta.abs() < MATE_BOUND
             {
