@@ -127,6 +127,51 @@ fn a_stop_before_the_first_iteration_still_plays_a_searched_move() {
     assert_eq!(r.depth, 1);
 }
 
+#[test]
+fn an_iteration_cut_short_plays_a_move_proven_better_in_it() {
+    // Depth 1 takes the knight with Qxa4 (quiescence sees no recapture);
+    // depth 2 finds that it allows Re1 mate, and any queen move that keeps
+    // the first rank guarded beats it. Some node limit ends the search in
+    // depth 2 after such a move has finished and before the iteration has:
+    // the move then played is that one, not the last completed iteration's,
+    // and the last line shown begins with it.
+    let fen = "4r1k1/5ppp/8/8/n7/8/5PPP/3Q2K1 w - - 0 1";
+    let mut engine = Engine::new();
+    engine.set_hash_mb(1).expect("hash");
+    let mut cut_short_and_changed = 0;
+    for nodes in (20..4000).step_by(10) {
+        engine.new_game();
+        engine.set_position(Some(fen), &[]).expect("fen");
+        let mut lines = Vec::new();
+        let r = engine.go(
+            &Limits {
+                nodes: Some(nodes),
+                ..Default::default()
+            },
+            &[],
+            &mut |info| lines.push((info.depth, info.pv.first().copied())),
+        );
+        let text = |m: Option<_>| m.map(|m| engine.position().move_text(m));
+        let played = text(r.best);
+        assert_eq!(
+            lines.last().and_then(|l| text(l.1)),
+            played,
+            "at {nodes} nodes"
+        );
+        if r.depth >= 2 {
+            // Depth 2 completed: the capture is known to lose.
+            assert_ne!(played.as_deref(), Some("d1a4"), "at {nodes} nodes");
+        } else if r.depth == 1 {
+            let completed = lines.iter().rev().find(|l| l.0 == 1).and_then(|l| l.1);
+            assert_eq!(text(completed).as_deref(), Some("d1a4"));
+            if played.as_deref() != Some("d1a4") {
+                cut_short_and_changed += 1;
+            }
+        }
+    }
+    assert!(cut_short_and_changed > 0);
+}
+
 /// A search of `ms` milliseconds of fixed time, and how long it took.
 fn timed_movetime(engine: &mut Engine, ms: u64) -> (SearchResult, Duration) {
     let start = Instant::now();

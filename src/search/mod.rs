@@ -313,6 +313,26 @@ impl<'a> Worker<'a> {
         self.flushed = self.nodes;
     }
 
+    /// A line of the search's output for a root move's line, with the node
+    /// count, time and table use of now.
+    fn info_line(&mut self, depth: i32, multipv: usize, value: Value, pv: Vec<Move>) -> SearchInfo {
+        self.flush();
+        let nodes = self.shared.nodes.load(Ordering::Relaxed);
+        let elapsed = self.shared.start.elapsed();
+        SearchInfo {
+            depth: depth as u32,
+            seldepth: self.seldepth as u32,
+            multipv,
+            value,
+            bound: None,
+            nodes,
+            nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
+            time_ms: elapsed.as_millis() as u64,
+            hashfull: self.shared.tt.hashfull(),
+            pv,
+        }
+    }
+
     /// Whether the position is drawn by rule (at a node below the root).
     fn is_draw(&self) -> bool {
         let v = self.pos.variant();
@@ -1096,6 +1116,22 @@ pub fn search(
                 }
             }
             let completed = !w.aborted;
+            // An iteration cut short: a root move whose search finished
+            // above the window's lower bound is kept first by the root search,
+            // so it beats every move searched before it, the last best
+            // included (whose own score is then set too).
+            if !completed
+                && depth > 1
+                && multipv == 1
+                && roots[0].score > -INFINITE
+                && result.best != Some(roots[0].mv)
+            {
+                result.best = Some(roots[0].mv);
+                result.ponder = roots[0].pv.get(1).copied();
+                result.value = Value::from_score(roots[0].score);
+                // Its line, so that the last one shown begins with the move played.
+                on_info(&w.info_line(depth, 1, result.value, roots[0].pv.clone()));
+            }
             if !completed && depth == 1 && roots[0].score > -INFINITE {
                 // Depth 1 cut short (see `finish_iteration`): the best root
                 // move searched so far (the root search keeps it first).
@@ -1104,26 +1140,11 @@ pub fn search(
                 result.value = Value::from_score(roots[0].score);
             }
             if completed {
-                w.flush();
-                let nodes = shared.nodes.load(Ordering::Relaxed);
-                let elapsed = shared.start.elapsed();
-                let ms = elapsed.as_millis() as u64;
                 for (k, r) in roots.iter().take(multipv).enumerate() {
                     if r.score == -INFINITE {
                         continue;
                     }
-                    on_info(&SearchInfo {
-                        depth: depth as u32,
-                        seldepth: w.seldepth as u32,
-                        multipv: k + 1,
-                        value: Value::from_score(r.score),
-                        bound: None,
-                        nodes,
-                        nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
-                        time_ms: ms,
-                        hashfull: shared.tt.hashfull(),
-                        pv: r.pv.clone(),
-                    });
+                    on_info(&w.info_line(depth, k + 1, Value::from_score(r.score), r.pv.clone()));
                 }
                 result.best = Some(roots[0].mv);
                 result.ponder = roots[0].pv.get(1).copied();
@@ -1163,21 +1184,7 @@ pub fn search(
             && multipv == 1
             && !pv.is_empty()
         {
-            w.flush();
-            let nodes = shared.nodes.load(Ordering::Relaxed);
-            let elapsed = shared.start.elapsed();
-            on_info(&SearchInfo {
-                depth: depth as u32,
-                seldepth: w.seldepth as u32,
-                multipv: 1,
-                value: Value::from_score(score),
-                bound: None,
-                nodes,
-                nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
-                time_ms: elapsed.as_millis() as u64,
-                hashfull: shared.tt.hashfull(),
-                pv: pv.clone(),
-            });
+            on_info(&w.info_line(depth, 1, Value::from_score(score), pv.clone()));
             result.best = Some(pv[0]);
             result.ponder = pv.get(1).copied();
             result.value = Value::from_score(score);
