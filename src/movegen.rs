@@ -69,18 +69,83 @@ pub(crate) fn scan_rays<F: FnMut(usize) -> bool>(
 #[inline]
 pub(crate) fn attacked(cells: &Cells, v: &Variant, sq: usize, by: Color) -> bool {
     let t = &v.attacks[by.index()];
-    let s = sq as isize;
+    attacked_plain(cells, t, sq as isize)
+        || !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true)
+}
+
+/// [`attacked`], walking from the attackers where the table says that pays
+/// (see [`crate::variant::AttackTable::from_men`]): `men` holds the square of
+/// every man of `by` (and may hold squares that no longer do: those are
+/// skipped).
+#[inline]
+pub(crate) fn attacked_among(cells: &Cells, v: &Variant, sq: usize, by: Color, men: &[u8]) -> bool {
+    let t = &v.attacks[by.index()];
+    if !t.from_men {
+        return attacked_plain(cells, t, sq as isize)
+            || !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true);
+    }
+    attacked_from_men(cells, v, sq, by, men)
+}
+
+/// The walk from the men of [`attacked_among`], kept out of line so that
+/// the tests from the target stay as tight as without it.
+#[inline(never)]
+fn attacked_from_men(cells: &Cells, v: &Variant, sq: usize, by: Color, men: &[u8]) -> bool {
+    let t = &v.attacks[by.index()];
+    men.iter().any(|&from| {
+        let c = cells[from as usize];
+        in_mask(t.codes, c) && man_attacks(cells, v, t, by, from as usize, c, sq)
+    })
+}
+
+/// Whether `target` is attacked along a leap or plain slide of `t`.
+#[inline(always)]
+fn attacked_plain(cells: &Cells, t: &crate::variant::AttackTable, target: isize) -> bool {
     for &(d, mask) in &t.leaps {
-        if in_mask(mask, at(cells, s - d as isize)) {
+        if in_mask(mask, at(cells, target - d as isize)) {
             return true;
         }
     }
     for sl in &t.slides {
-        if slide_attacks(cells, sl, s) {
+        if slide_attacks(cells, sl, target) {
             return true;
         }
     }
-    !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true)
+    false
+}
+
+/// Whether the man `c` of `by` on `from` attacks `target` by the attacks of
+/// `t` (one of `by`'s tables), by the rule of [`attacked`]: the squares walked back from the target before the man (or
+/// a special ray's base) are empty; for a special ray, the base is on the
+/// board, the prelude is empty and an initial-only ray starts in the
+/// initial region.
+#[inline]
+pub(crate) fn man_attacks(
+    cells: &Cells,
+    v: &Variant,
+    t: &crate::variant::AttackTable,
+    by: Color,
+    from: usize,
+    c: Cell,
+    target: usize,
+) -> bool {
+    let o = (target as isize - from as isize + crate::variant::PIN_OFFSET) as usize;
+    let entries = &t.man_attacks[t.by_offset[o] as usize..t.by_offset[o + 1] as usize];
+    let (s, f) = (target as isize, from as isize);
+    entries.iter().any(|a| {
+        let step = a.step as isize;
+        in_mask(a.mask, c)
+            && (1..a.steps as isize).all(|j| at(cells, s - j * step).is_empty())
+            && (a.special == crate::variant::ManAttack::PLAIN || {
+                let ray = &t.special[a.special as usize];
+                !at(cells, f + ray.start as isize).is_offboard()
+                    && ray
+                        .prelude
+                        .iter()
+                        .all(|&p| at(cells, f + p as isize).is_empty())
+                    && (!ray.initial || v.initial_region[by.index()].contains(from))
+            })
+    })
 }
 
 /// Whether the first man met walking back from `target` along the slide
@@ -162,7 +227,13 @@ pub(crate) fn attacked_through(
 }
 
 pub(crate) fn is_attacked(pos: &Position, sq: usize, by: Color) -> bool {
-    attacked(&pos.b.cells, &pos.variant, sq, by)
+    attacked_among(
+        &pos.b.cells,
+        &pos.variant,
+        sq,
+        by,
+        &pos.b.lists[by.index()].squares,
+    )
 }
 
 /// Every man of `color` that reaches `target` along `rays` (see [`scan_rays`]).
@@ -181,6 +252,7 @@ pub(crate) fn attackers_along<F: FnMut(usize) -> bool>(
 /// intersection of each check's checker square and path), and the pinned
 /// squares (the only man between the king and an attacker, on a path that
 /// must be empty for the attack).
+#[derive(Debug, Default, PartialEq)]
 struct KingDanger {
     checks: u32,
     block: SquareSet,
@@ -198,15 +270,86 @@ impl KingDanger {
     }
 }
 
+/// [`king_danger`] from the attackers' side (see
+/// [`crate::variant::AttackTable::from_men`]): `men` holds the squares of
+/// the opponent's men. Each man that can reach the king looks at its own
+/// path: no man on it gives check, one of ours is pinned.
+#[inline(never)]
+fn king_danger_from_men(
+    cells: &Cells,
+    v: &Variant,
+    king: usize,
+    us: Color,
+    men: &[u8],
+) -> KingDanger {
+    let them = us.flip();
+    let t = &v.attacks[them.index()];
+    let s = king as isize;
+    let mut d = KingDanger::default();
+    for &from in men {
+        let c = cells[from as usize];
+        if !in_mask(t.codes, c) {
+            continue;
+        }
+        let f = from as isize;
+        let o = (s - f + crate::variant::PIN_OFFSET) as usize;
+        for a in &t.man_attacks[t.by_offset[o] as usize..t.by_offset[o + 1] as usize] {
+            if !in_mask(a.mask, c) {
+                continue;
+            }
+            let step = a.step as isize;
+            let ray = t.special.get(a.special as usize);
+            if let Some(r) = ray
+                && (at(cells, f + r.start as isize).is_offboard()
+                    || r.initial && !v.initial_region[them.index()].contains(from as usize))
+            {
+                continue;
+            }
+            // Our men between (one at most can be pinned); an enemy man
+            // or the edge blocks.
+            let path = (1..a.steps as isize).map(|j| s - j * step);
+            let prelude = ray
+                .into_iter()
+                .flat_map(|r| r.prelude.iter().map(|&p| f + p as isize));
+            let mut ours = 0;
+            let mut pin = 0;
+            let mut blocked = false;
+            for q in path.chain(prelude) {
+                let pc = at(cells, q);
+                if pc.is_color(us) {
+                    ours += 1;
+                    pin = q as usize;
+                } else if !pc.is_empty() {
+                    blocked = true;
+                    break;
+                }
+            }
+            match (blocked, ours) {
+                (false, 0) => {
+                    // The man, its prelude and the squares up to its base.
+                    let mut set = SquareSet::default();
+                    set.insert(from as usize);
+                    for &p in ray.map_or(&[][..], |r| &r.prelude[..]) {
+                        set.insert((f + p as isize) as usize);
+                    }
+                    for j in 1..=a.steps as isize {
+                        set.insert((s - j * step) as usize);
+                    }
+                    d.add_check(&set);
+                }
+                (false, 1) => d.pinned.insert(pin),
+                _ => {}
+            }
+        }
+    }
+    d
+}
+
 fn king_danger(cells: &Cells, v: &Variant, king: usize, us: Color) -> KingDanger {
     let them = us.flip();
     let t = &v.attacks[them.index()];
     let s = king as isize;
-    let mut d = KingDanger {
-        checks: 0,
-        block: SquareSet::default(),
-        pinned: SquareSet::default(),
-    };
+    let mut d = KingDanger::default();
     for &(step, mask) in &t.leaps {
         let q = s - step as isize;
         if in_mask(mask, at(cells, q)) {
@@ -353,8 +496,12 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
         // attack entry that gave check (each check's squares are among the
         // squares its entry passes through), so only the entries through
         // the changed squares can still attack the king, as out of check.
-        let stops_checks = from != king && m.kind() != MoveKind::EnPassant;
-        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, stops_checks) {
+        let test = if from != king && m.kind() != MoveKind::EnPassant {
+            KingTest::Through
+        } else {
+            KingTest::All(&pos.b.lists[them.index()].squares)
+        };
+        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, test) {
             out[keep] = m;
             keep += 1;
         }
@@ -362,9 +509,18 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
     out.truncate(keep);
 }
 
-/// Apply `changes` to the cells, test whether `king` is attacked by `them`,
-/// restore the cells. `was_safe`: the king stood unattacked on the same
-/// square before, so only attacks through the changed squares need a look.
+/// Which attacks [`safe_after`] looks for.
+enum KingTest<'a> {
+    /// The king stood unattacked on the same square before: only attacks
+    /// through the changed squares.
+    Through,
+    /// Every attack, the attackers' men standing on these squares (see
+    /// [`attacked_among`]; the changes may remove attackers, never move one).
+    All(&'a [u8]),
+}
+
+/// Apply `changes` to the cells, test whether `king` is attacked by `them`
+/// (see [`KingTest`]), restore the cells.
 #[inline]
 fn safe_after(
     cells: &mut Cells,
@@ -372,23 +528,22 @@ fn safe_after(
     changes: &Changes,
     king: usize,
     them: Color,
-    was_safe: bool,
+    test: KingTest,
 ) -> bool {
     let mut saved: arrayvec::ArrayVec<(u8, Cell), 4> = arrayvec::ArrayVec::new();
     for &(sq, c) in changes {
         saved.push((sq, cells[sq as usize]));
         cells[sq as usize] = c;
     }
-    let safe = if was_safe {
-        !attacked_through(
+    let safe = match test {
+        KingTest::Through => !attacked_through(
             cells,
             v,
             king,
             them,
             changes.iter().map(|&(sq, _)| sq as usize),
-        )
-    } else {
-        !attacked(cells, v, king, them)
+        ),
+        KingTest::All(men) => !attacked_among(cells, v, king, them, men),
     };
     for &(sq, c) in saved.iter().rev() {
         cells[sq as usize] = c;
@@ -404,7 +559,14 @@ pub fn gives_check(pos: &mut Position, mv: Move) -> bool {
     let king = pos.b.kings[us.flip().index()] as usize;
     // The opponent's king is never attacked on our turn, so only attacks
     // through the changed squares need a look.
-    !safe_after(&mut pos.b.cells, &pos.variant, &changes, king, us, true)
+    !safe_after(
+        &mut pos.b.cells,
+        &pos.variant,
+        &changes,
+        king,
+        us,
+        KingTest::Through,
+    )
 }
 
 /// Whether making `mv` leaves the mover's king unattacked.
@@ -427,14 +589,12 @@ fn king_safe_after(pos: &mut Position, mv: Move, not_in_check: bool) -> bool {
     } else {
         king
     };
-    safe_after(
-        &mut pos.b.cells,
-        &pos.variant,
-        &ch,
-        ksq,
-        us.flip(),
-        not_in_check && ksq == king,
-    )
+    let test = if not_in_check && ksq == king {
+        KingTest::Through
+    } else {
+        KingTest::All(&pos.b.lists[us.flip().index()].squares)
+    };
+    safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, us.flip(), test)
 }
 
 /// Push a move to `to`, expanded into promotions when `promotes` and the
@@ -1116,11 +1276,15 @@ fn castling_moves(pos: &Position, us: Color, out: &mut MoveList) {
         if !rule.empty.iter().all(|s| cells[s.index()].is_empty()) {
             continue;
         }
-        if rule
-            .king_path
-            .iter()
-            .any(|s| attacked(cells, v, s.index(), them))
-        {
+        if rule.king_path.iter().any(|s| {
+            attacked_among(
+                cells,
+                v,
+                s.index(),
+                them,
+                &pos.b.lists[them.index()].squares,
+            )
+        }) {
             continue;
         }
         let _ = out.try_push(Move::new(
@@ -1168,7 +1332,12 @@ fn filter_from(
             } else {
                 king
             };
-            if !safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, ksq == king) {
+            let test = if ksq == king {
+                KingTest::Through
+            } else {
+                KingTest::All(&pos.b.lists[them.index()].squares)
+            };
+            if !safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, test) {
                 continue;
             }
         }
@@ -1196,7 +1365,12 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
     out.clear();
     let us = pos.side;
     let king = pos.b.kings[us.index()] as usize;
-    let danger = king_danger(&pos.b.cells, &pos.variant, king, us);
+    let danger = if pos.variant.attacks[us.flip().index()].from_men {
+        let men = &pos.b.lists[us.flip().index()].squares;
+        king_danger_from_men(&pos.b.cells, &pos.variant, king, us, men)
+    } else {
+        king_danger(&pos.b.cells, &pos.variant, king, us)
+    };
     if danger.checks > 0 {
         evasions(pos, out, &danger);
         return true;
@@ -1216,7 +1390,13 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
                 continue;
             }
             if from == king && info.plain {
-                c.0 += count_king_moves(&mut pos.b.cells, &pos.variant, us, from);
+                c.0 += count_king_moves(
+                    &mut pos.b.cells,
+                    &pos.variant,
+                    us,
+                    from,
+                    &pos.b.lists[us.flip().index()].squares,
+                );
                 continue;
             }
         }
@@ -1248,7 +1428,7 @@ fn collect_legal(pos: &mut Position, out: &mut MoveList, mut mode: Mode) -> bool
 
 /// Legal moves of a plain royal man: its targets are tested with the man
 /// lifted off its square, so that it cannot shield a square it moves along.
-fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> usize {
+fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize, men: &[u8]) -> usize {
     let them = us.flip();
     let fast = &v.piece(cells[from].kind()).fast[us.index()];
     let landing = v.landing[us.index()];
@@ -1258,7 +1438,7 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
     let s = from as isize;
     for &d in &fast.leaps {
         let to = (s + d as isize) as usize;
-        if in_mask(landing, cells[to]) && !attacked(cells, v, to, them) {
+        if in_mask(landing, cells[to]) && !attacked_among(cells, v, to, them, men) {
             n += 1;
         }
     }
@@ -1266,7 +1446,7 @@ fn count_king_moves(cells: &mut Cells, v: &Variant, us: Color, from: usize) -> u
         let mut to = s + d as isize;
         loop {
             let c = at(cells, to);
-            if in_mask(landing, c) && !attacked(cells, v, to as usize, them) {
+            if in_mask(landing, c) && !attacked_among(cells, v, to as usize, them, men) {
                 n += 1;
             }
             if !c.is_empty() {
@@ -1395,6 +1575,108 @@ pub(crate) fn pseudo_legal_count(pos: &Position, color: Color) -> usize {
 mod tests {
     use super::*;
     use crate::variant::VariantSet;
+
+    /// The tests from the men against those from the target, along random
+    /// games: [`attacked_among`] against [`attacked`] on every square for
+    /// both colours, also after the changes of each legal move are applied
+    /// to the cells (the lists then stale, as in [`safe_after`]), and
+    /// [`king_danger_from_men`] against [`king_danger`]. Returns how many
+    /// attacks came from a special ray alone, how many positions were in
+    /// check and how many had a pin, so that the caller can tell the tests
+    /// were exercised.
+    fn compare_attack_tests(name: &str, seed: u64) -> (usize, usize, usize) {
+        let v = VariantSet::builtin()
+            .compile(name)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let mut rng = crate::selfplay::Rng::new(seed);
+        let mut special_only = 0;
+        let mut checks = 0;
+        let mut pins = 0;
+        let mut list = MoveList::new();
+        let mut compare = |cells: &Cells, men: [&[u8]; 2], what: &str| {
+            for &sq in &v.squares {
+                for by in [Color::White, Color::Black] {
+                    let t = &v.attacks[by.index()];
+                    let plain = attacked_plain(cells, t, sq.index() as isize);
+                    let full = attacked(cells, &v, sq.index(), by);
+                    let among = attacked_among(cells, &v, sq.index(), by, men[by.index()]);
+                    assert_eq!(among, full, "{name} {what}: {sq:?} by {by:?}");
+                    special_only += usize::from(full && !plain);
+                }
+            }
+        };
+        for _ in 0..40 {
+            let mut pos = Position::startpos(v.clone());
+            for _ in 0..(20 + rng.next_u64() % 120) {
+                legal_moves(&mut pos, &mut list);
+                if list.is_empty() {
+                    break;
+                }
+                let men = [&pos.b.lists[0].squares[..], &pos.b.lists[1].squares[..]];
+                compare(&pos.b.cells, men, "position");
+                let us = pos.side;
+                let king = pos.b.kings[us.index()] as usize;
+                let danger = king_danger(&pos.b.cells, &v, king, us);
+                assert_eq!(
+                    king_danger_from_men(&pos.b.cells, &v, king, us, men[us.flip().index()]),
+                    danger,
+                    "{name}: king danger"
+                );
+                checks += usize::from(danger.checks > 0);
+                pins += usize::from(danger.pinned != SquareSet::default());
+                for &m in list.iter() {
+                    let mut cells = pos.b.cells;
+                    for (sq, c) in pos.changes(m) {
+                        cells[sq as usize] = c;
+                    }
+                    // Only the opponent's list stays a superset of its men.
+                    let mut men = men;
+                    men[pos.side.index()] = &[];
+                    let them = pos.side.flip();
+                    for &sq in &v.squares {
+                        let s = sq.index();
+                        assert_eq!(
+                            attacked_among(&cells, &v, s, them, men[them.index()]),
+                            attacked(&cells, &v, s, them),
+                            "{name} after {m:?}: {sq:?}"
+                        );
+                    }
+                }
+                let caps: Vec<Move> = list
+                    .iter()
+                    .copied()
+                    .filter(|m| pos.b.cells[m.to().index()].is_color(pos.side.flip()))
+                    .collect();
+                let m = if !caps.is_empty() && rng.next_u64().is_multiple_of(3) {
+                    caps[rng.next_u64() as usize % caps.len()]
+                } else {
+                    list[rng.next_u64() as usize % list.len()]
+                };
+                pos.make(m);
+            }
+        }
+        (special_only, checks, pins)
+    }
+
+    #[test]
+    fn attack_test_from_the_men_agrees_with_the_ray_scan() {
+        for (name, seed) in [
+            ("chess", 1),
+            ("combination", 2),
+            ("team-mate", 3),
+            ("compound", 4),
+        ] {
+            let (special_only, checks, pins) = compare_attack_tests(name, seed);
+            assert!(
+                checks > 20 && pins > 20,
+                "{name}: {checks} checks, {pins} pins"
+            );
+            if name == "team-mate" {
+                // Bent sliders and the lame camel attack along special rays.
+                assert!(special_only > 1000, "{name}: {special_only}");
+            }
+        }
+    }
 
     #[test]
     fn start_position_move_counts() {

@@ -23,7 +23,7 @@
 
 use crate::board::Position;
 use crate::board::position::MAX_MEN;
-use crate::movegen::{attacked, in_mask, scan_rays, slide_attacker};
+use crate::movegen::{attacked, in_mask, man_attacks, scan_rays, slide_attacker};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, PieceType};
 use crate::variant::{PIN_OFFSET, SquareSet, Variant};
 
@@ -73,6 +73,9 @@ struct Exchange<'a> {
     /// Per colour, once `collected`: the squares of the men that capture
     /// onto the target on `cells`.
     attackers: [SquareSet; 2],
+    /// The position and the move the exchange starts with.
+    pos: &'a Position,
+    mv: Move,
     collected: [bool; 2],
     /// The side to capture next.
     stm: Color,
@@ -144,6 +147,8 @@ impl<'a> Exchange<'a> {
             cells,
             target: m.to().index(),
             attackers: [SquareSet::default(); 2],
+            pos,
+            mv: m,
             collected: [false; 2],
             stm: pos.side.flip(),
             on_target: start.on_target,
@@ -156,6 +161,23 @@ impl<'a> Exchange<'a> {
         let v = self.v;
         let t = &v.capture_attacks[color.index()];
         let set = &mut self.attackers[color.index()];
+        self.collected[color.index()] = true;
+        if t.from_men {
+            // The same men as the walks from the target below find: men
+            // stand only where they stood before the move (the piece list),
+            // where the move put them, and on the target, since the
+            // exchange only empties squares besides the target.
+            let changed = self.pos.changes(self.mv);
+            let men = self.pos.b.lists[color.index()].squares.iter();
+            let squares = men.chain(changed.iter().map(|(q, _)| q));
+            for q in squares.map(|&q| q as usize).chain([self.target]) {
+                let c = self.cells[q];
+                if in_mask(t.codes, c) && man_attacks(&self.cells, v, t, color, q, c, self.target) {
+                    set.insert(q);
+                }
+            }
+            return;
+        }
         let s = self.target as isize;
         for &(d, mask) in &t.leaps {
             let q = (s - d as isize) as usize;
@@ -172,7 +194,6 @@ impl<'a> Exchange<'a> {
             set.insert(q);
             false
         });
-        self.collected[color.index()] = true;
     }
 
     /// After `from` emptied: add the men whose rays through `from` now reach
