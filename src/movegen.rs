@@ -94,7 +94,7 @@ fn attacked_from_men(cells: &Cells, v: &Variant, sq: usize, by: Color, men: &[u8
     let t = &v.attacks[by.index()];
     men.iter().any(|&from| {
         let c = cells[from as usize];
-        in_mask(t.codes, c) && man_attacks(cells, v, t, by, from as usize, c, sq)
+        t.may_attack(from as usize, sq, c.0) && man_attacks(cells, v, t, by, from as usize, c, sq)
     })
 }
 
@@ -288,7 +288,7 @@ fn king_danger_from_men(
     let mut d = KingDanger::default();
     for &from in men {
         let c = cells[from as usize];
-        if !in_mask(t.codes, c) {
+        if !t.may_attack(from as usize, king, c.0) {
             continue;
         }
         let f = from as isize;

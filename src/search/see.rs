@@ -172,7 +172,9 @@ impl<'a> Exchange<'a> {
             let squares = men.chain(changed.iter().map(|(q, _)| q));
             for q in squares.map(|&q| q as usize).chain([self.target]) {
                 let c = self.cells[q];
-                if in_mask(t.codes, c) && man_attacks(&self.cells, v, t, color, q, c, self.target) {
+                if t.may_attack(q, self.target, c.0)
+                    && man_attacks(&self.cells, v, t, color, q, c, self.target)
+                {
                     set.insert(q);
                 }
             }

@@ -167,8 +167,9 @@ pub struct AttackTable {
     /// standing at that offset from a target may attack it.
     pub by_offset: Vec<u32>,
     pub man_attacks: Vec<ManAttack>,
-    /// Cell codes of every man in `man_attacks`.
-    pub codes: CodeMask,
+    /// Per offset as in `by_offset`: the cell codes of the men with some
+    /// entry there, so that most men are passed over at one look.
+    pub reach_codes: Vec<CodeMask>,
     /// Attack tests walk from the attackers (see `movegen::attacked_among`)
     /// rather than from the target (see `index_by_offset` for when).
     pub from_men: bool,
@@ -193,6 +194,14 @@ impl ManAttack {
 }
 
 impl AttackTable {
+    /// Whether the man with cell code `code` on `from` has an attack entry
+    /// toward `target` (its path not looked at; see [`ManAttack`]).
+    #[inline(always)]
+    pub fn may_attack(&self, from: usize, target: usize, code: u8) -> bool {
+        let o = (target as isize - from as isize + PIN_OFFSET) as usize;
+        (self.reach_codes[o] >> code) & 1 != 0
+    }
+
     /// Offsets (square minus king) of every square on an attack path toward
     /// a king, as a table indexed by offset + [`PIN_OFFSET`].
     pub fn pin_lines(&self) -> Vec<bool> {
@@ -284,7 +293,7 @@ impl AttackTable {
         t
     }
 
-    /// Fill `by_offset`, `man_attacks`, `codes` and `from_men` from the
+    /// Fill `by_offset`, `man_attacks`, `reach_codes` and `from_men` from the
     /// leaps, slides and special rays.
     fn index_by_offset(&mut self) {
         let mut by_offset: Vec<Vec<ManAttack>> = vec![Vec::new(); 2 * BOARD_CELLS];
@@ -337,7 +346,10 @@ impl AttackTable {
             self.man_attacks.extend_from_slice(entries);
         }
         self.by_offset.push(self.man_attacks.len() as u32);
-        self.codes = self.man_attacks.iter().fold(0, |m, a| m | a.mask);
+        self.reach_codes = by_offset
+            .iter()
+            .map(|entries| entries.iter().fold(0, |m, a| m | a.mask))
+            .collect();
         // From the target a test looks at every leap and walks every slide
         // and special ray; from the men it looks at each man once, and
         // walks only the paths of those that can reach the target. The
