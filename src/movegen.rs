@@ -1276,15 +1276,11 @@ fn castling_moves(pos: &Position, us: Color, out: &mut MoveList) {
         if !rule.empty.iter().all(|s| cells[s.index()].is_empty()) {
             continue;
         }
-        if rule.king_path.iter().any(|s| {
-            attacked_among(
-                cells,
-                v,
-                s.index(),
-                them,
-                &pos.b.lists[them.index()].squares,
-            )
-        }) {
+        if rule
+            .king_path
+            .iter()
+            .any(|s| attacked(cells, v, s.index(), them))
+        {
             continue;
         }
         let _ = out.try_push(Move::new(
