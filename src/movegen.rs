@@ -81,6 +81,9 @@ pub(crate) fn attacked(cells: &Cells, v: &Variant, sq: usize, by: Color) -> bool
 pub(crate) fn attacked_among(cells: &Cells, v: &Variant, sq: usize, by: Color, men: &[u8]) -> bool {
     let t = &v.attacks[by.index()];
     if !t.from_men {
+        // The body of `attacked`, written out: with a shared helper the
+        // compiler inlines differently, and perft cost 2.6% more
+        // instructions in chess (callgrind, depth 5).
         return attacked_plain(cells, t, sq as isize)
             || !t.special.is_empty() && scan_rays(cells, v, &t.special, sq, by, |_| true);
     }
@@ -129,10 +132,8 @@ pub(crate) fn man_attacks(
     c: Cell,
     target: usize,
 ) -> bool {
-    let o = (target as isize - from as isize + crate::variant::PIN_OFFSET) as usize;
-    let entries = &t.man_attacks[t.by_offset[o] as usize..t.by_offset[o + 1] as usize];
     let (s, f) = (target as isize, from as isize);
-    entries.iter().any(|a| {
+    t.entries_toward(from, target).iter().any(|a| {
         let step = a.step as isize;
         in_mask(a.mask, c)
             && (1..a.steps as isize).all(|j| at(cells, s - j * step).is_empty())
@@ -292,8 +293,7 @@ fn king_danger_from_men(
             continue;
         }
         let f = from as isize;
-        let o = (s - f + crate::variant::PIN_OFFSET) as usize;
-        for a in &t.man_attacks[t.by_offset[o] as usize..t.by_offset[o + 1] as usize] {
+        for a in t.entries_toward(from as usize, king) {
             if !in_mask(a.mask, c) {
                 continue;
             }

@@ -166,7 +166,9 @@ impl<'a> Exchange<'a> {
             // The same men as the walks from the target below find: men
             // stand only where they stood before the move (the piece list),
             // where the move put them, and on the target, since the
-            // exchange only empties squares besides the target.
+            // exchange only empties squares besides the target. The
+            // changes are worked out again rather than kept from `new`,
+            // which would cost every exchange for the few that look here.
             let changed = self.pos.changes(self.mv);
             let men = self.pos.b.lists[color.index()].squares.iter();
             let squares = men.chain(changed.iter().map(|(q, _)| q));

@@ -202,6 +202,13 @@ impl AttackTable {
         (self.reach_codes[o] >> code) & 1 != 0
     }
 
+    /// The entries along which a man on `from` may attack `target`.
+    #[inline(always)]
+    pub fn entries_toward(&self, from: usize, target: usize) -> &[ManAttack] {
+        let o = (target as isize - from as isize + PIN_OFFSET) as usize;
+        &self.man_attacks[self.by_offset[o] as usize..self.by_offset[o + 1] as usize]
+    }
+
     /// Offsets (square minus king) of every square on an attack path toward
     /// a king, as a table indexed by offset + [`PIN_OFFSET`].
     pub fn pin_lines(&self) -> Vec<bool> {
@@ -303,40 +310,26 @@ impl AttackTable {
                 by_offset[i as usize].push(a);
             }
         };
+        let entry = |mask, step, steps, special| ManAttack {
+            mask,
+            step,
+            steps,
+            special,
+        };
         for &(step, mask) in &self.leaps {
-            let special = ManAttack::PLAIN;
-            add(
-                step as isize,
-                ManAttack {
-                    mask,
-                    step,
-                    steps: 1,
-                    special,
-                },
-            );
+            add(step as isize, entry(mask, step, 1, ManAttack::PLAIN));
         }
         for sl in &self.slides {
             for k in 1..=sl.len {
                 let mask = if k == 1 { sl.near } else { sl.far };
-                let special = ManAttack::PLAIN;
-                let a = ManAttack {
-                    mask,
-                    step: sl.step,
-                    steps: k,
-                    special,
-                };
+                let a = entry(mask, sl.step, k, ManAttack::PLAIN);
                 add(k as isize * sl.step as isize, a);
             }
         }
         for (i, r) in self.special.iter().enumerate() {
             for (k, &mask) in r.masks.iter().enumerate() {
                 let steps = k as u8 + 1;
-                let a = ManAttack {
-                    mask,
-                    step: r.step,
-                    steps,
-                    special: i as u16,
-                };
+                let a = entry(mask, r.step, steps, i as u16);
                 add(steps as isize * r.step as isize + r.start as isize, a);
             }
         }
