@@ -310,7 +310,7 @@ pub fn tune(
     let mut x: Vec<f64> = start
         .weights
         .iter()
-        .flat_map(|w| [f64::from(w.mg), f64::from(w.eg)])
+        .flat_map(|w| [f64::from(w.mg()), f64::from(w.eg())])
         .collect();
     let x0 = x.clone();
     // The decay's gradient per centipawn: distances are counted in pawns.

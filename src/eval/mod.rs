@@ -17,36 +17,55 @@ use crate::variant::{IniError, Rule, Variant};
 pub use params::{EvalParams, Layout};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
-/// A middlegame / endgame pair of centipawn values.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Score {
-    pub mg: i32,
-    pub eg: i32,
-}
+/// A middlegame / endgame pair of centipawn values, packed into one integer
+/// (the middlegame value times 2^32 plus the endgame value) so that a sum
+/// or a multiple of scores takes one operation. The arithmetic wraps, so
+/// each half is exact whenever it fits in `i32`, as two fields would be.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Score(i64);
 
 impl Score {
-    pub const ZERO: Score = Score { mg: 0, eg: 0 };
+    pub const ZERO: Score = Score(0);
     pub const fn new(mg: i32, eg: i32) -> Score {
-        Score { mg, eg }
+        Score(((mg as i64) << 32).wrapping_add(eg as i64))
+    }
+    /// The middlegame value.
+    pub const fn mg(self) -> i32 {
+        // The endgame half borrowed from the upper half when negative:
+        // adding 2^31 first gives it back.
+        (self.0.wrapping_add(1 << 31) >> 32) as i32
+    }
+    /// The endgame value.
+    pub const fn eg(self) -> i32 {
+        self.0 as i32
+    }
+}
+
+impl std::fmt::Debug for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Score")
+            .field("mg", &self.mg())
+            .field("eg", &self.eg())
+            .finish()
     }
 }
 
 impl Add for Score {
     type Output = Score;
     fn add(self, o: Score) -> Score {
-        Score::new(self.mg + o.mg, self.eg + o.eg)
+        Score(self.0.wrapping_add(o.0))
     }
 }
 impl Sub for Score {
     type Output = Score;
     fn sub(self, o: Score) -> Score {
-        Score::new(self.mg - o.mg, self.eg - o.eg)
+        Score(self.0.wrapping_sub(o.0))
     }
 }
 impl Neg for Score {
     type Output = Score;
     fn neg(self) -> Score {
-        Score::new(-self.mg, -self.eg)
+        Score(self.0.wrapping_neg())
     }
 }
 impl AddAssign for Score {
@@ -63,7 +82,7 @@ impl SubAssign for Score {
 impl Mul<i32> for Score {
     type Output = Score;
     fn mul(self, n: i32) -> Score {
-        Score::new(self.mg * n, self.eg * n)
+        Score(self.0.wrapping_mul(i64::from(n)))
     }
 }
 
@@ -416,22 +435,33 @@ pub(crate) trait Terms {
     fn add(&mut self, index: usize, color: Color, count: i32);
 }
 
-/// The sum of the terms with the variant's weights, from White's side.
+/// The sum of the terms with the variant's weights, kept per side (no
+/// branch on the side per term) until [`Weighted::sum`] takes White's side.
 struct Weighted<'a> {
     weights: &'a [Score],
-    sum: Score,
+    sums: [Score; 2],
+}
+
+impl<'a> Weighted<'a> {
+    /// An accumulator starting from `start` (White's side).
+    fn new(weights: &'a [Score], start: Score) -> Weighted<'a> {
+        Weighted {
+            weights,
+            sums: [start, Score::ZERO],
+        }
+    }
+
+    /// The sum, from White's side.
+    fn sum(&self) -> Score {
+        self.sums[0] - self.sums[1]
+    }
 }
 
 impl Terms for Weighted<'_> {
     const ALL: bool = false;
     #[inline(always)]
     fn add(&mut self, index: usize, color: Color, count: i32) {
-        let x = self.weights[index] * count;
-        if color == Color::White {
-            self.sum += x;
-        } else {
-            self.sum -= x;
-        }
+        self.sums[color.index()] += self.weights[index] * count;
     }
 }
 
@@ -483,7 +513,7 @@ fn mop_up(pos: &Position, strong: Color) -> i32 {
 fn taper(s: Score, phase: i32, max_phase: i32) -> i32 {
     let max_phase = i64::from(max_phase.max(1));
     let phase = i64::from(phase).clamp(0, max_phase);
-    let blend = (i64::from(s.mg) * phase + i64::from(s.eg) * (max_phase - phase)) / max_phase;
+    let blend = (i64::from(s.mg()) * phase + i64::from(s.eg()) * (max_phase - phase)) / max_phase;
     let bound = i64::from(i32::MAX);
     blend.clamp(-bound, bound) as i32
 }
@@ -494,8 +524,8 @@ fn tempo(pos: &Position) -> i32 {
     let t = &pos.variant().eval;
     let w = t.params.weights[t.params.layout.tempo()];
     // One weight for both ends needs no blend (and no division).
-    if w.mg == w.eg {
-        return w.mg;
+    if w.mg() == w.eg() {
+        return w.mg();
     }
     taper(w, pos.b.phase, t.max_phase)
 }
@@ -927,12 +957,9 @@ impl PawnCache {
         let key = pos.b.pawn_hash;
         let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
         if slot.0 != key {
-            let mut acc = Weighted {
-                weights: &pos.variant().eval.params.weights,
-                sum: Score::ZERO,
-            };
+            let mut acc = Weighted::new(&pos.variant().eval.params.weights, Score::ZERO);
             let facts = pawn_terms(pos, &mut acc);
-            *slot = (key, acc.sum, facts);
+            *slot = (key, acc.sum(), facts);
         }
         (slot.1, &slot.2)
     }
@@ -974,15 +1001,12 @@ fn finish(pos: &Position, s: Score) -> i32 {
 pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
     let t = &pos.variant().eval;
     let (structure, facts) = pawns.structure(pos);
-    let mut acc = Weighted {
-        weights: &t.params.weights,
-        sum: pos.b.psq + structure,
-    };
+    let mut acc = Weighted::new(&t.params.weights, pos.b.psq + structure);
     if t.passed_used {
         passed_terms(pos, &facts.passed, &mut acc);
     }
     positional_terms(pos, &facts.guarded, &mut acc);
-    finish(pos, acc.sum)
+    finish(pos, acc.sum())
 }
 
 /// The evaluation of a position as a function of its weights, for the
@@ -1083,7 +1107,7 @@ impl Trace {
 
     /// White's score under `weights`.
     pub fn white_score(&self, weights: &[Score], tempo: usize) -> f64 {
-        let half = |i: usize| (f64::from(weights[i].mg), f64::from(weights[i].eg));
+        let half = |i: usize| (f64::from(weights[i].mg()), f64::from(weights[i].eg()));
         self.model(half, tempo).0
     }
 
@@ -1117,6 +1141,35 @@ mod tests {
     use crate::selfplay::Rng;
     use crate::types::MoveList;
     use std::sync::Arc;
+
+    /// The packed halves of a score come back whole, with either sign and
+    /// at the ends of `i32`, through sums, differences, negation and
+    /// multiples: the same results as two separate fields.
+    #[test]
+    fn score_halves_survive_packed_arithmetic() {
+        let values = [i32::MIN + 1, -100_000, -7, -1, 0, 1, 3, 99_999, i32::MAX];
+        for &mg in &values {
+            for &eg in &values {
+                let s = Score::new(mg, eg);
+                assert_eq!((s.mg(), s.eg()), (mg, eg));
+                assert_eq!(((-s).mg(), (-s).eg()), (-mg, -eg));
+            }
+        }
+        let mut rng = Rng::new(17);
+        let mut half = || (rng.next_u64() % 200_001) as i32 - 100_000;
+        for _ in 0..10_000 {
+            let (a, b, c, d) = (half(), half(), half(), half());
+            let n = half() % 300;
+            let (x, y) = (Score::new(a, b), Score::new(c, d));
+            assert_eq!(x + y, Score::new(a + c, b + d));
+            assert_eq!(x - y, Score::new(a - c, b - d));
+            assert_eq!(x * n, Score::new(a * n, b * n));
+            let mut z = x;
+            z -= y;
+            z += y;
+            assert_eq!(z, x);
+        }
+    }
 
     /// A copy of a shipped variant whose every weight is random (so that
     /// each term, those that default to zero too, counts).

@@ -419,8 +419,8 @@ impl EvalParams {
             }
             for (&(i, half), &x) in slots.iter().zip(&values) {
                 match half {
-                    Half::Mg => weights[i].mg = x,
-                    Half::Eg => weights[i].eg = x,
+                    Half::Mg => weights[i] = Score::new(x, weights[i].eg()),
+                    Half::Eg => weights[i] = Score::new(weights[i].mg(), x),
                 }
             }
         }
@@ -454,8 +454,8 @@ impl EvalParams {
                 .map(|&(i, half)| {
                     let s = self.weights[i];
                     match half {
-                        Half::Mg => s.mg,
-                        Half::Eg => s.eg,
+                        Half::Mg => s.mg(),
+                        Half::Eg => s.eg(),
                     }
                     .to_string()
                 })
@@ -529,9 +529,9 @@ mod tests {
         let l = layout();
         let mut p = EvalParams::zero(l.clone());
         p.read_text("psq.b.eg.3 = 1 2 3 4\n", "t").expect("reads");
-        assert_eq!(p.weights[l.psq(2, 0, 2)].eg, 1);
-        assert_eq!(p.weights[l.psq(2, 3, 2)].eg, 4);
-        assert_eq!(p.weights[l.psq(2, 3, 2)].mg, 0);
+        assert_eq!(p.weights[l.psq(2, 0, 2)].eg(), 1);
+        assert_eq!(p.weights[l.psq(2, 3, 2)].eg(), 4);
+        assert_eq!(p.weights[l.psq(2, 3, 2)].mg(), 0);
         assert_eq!(l.mirror(l.psq(2, 0, 2)), l.psq(2, 3, 2));
         assert_eq!(l.mirror(l.psq(1, 1, 0)), l.psq(1, 2, 0));
         assert_eq!(l.mirror(l.tempo()), l.tempo());
