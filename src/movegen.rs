@@ -639,9 +639,20 @@ struct PartCtx<'a> {
     promotes: bool,
     stackable: bool,
     ep: usize,
+    /// Only the moves that [`captures_of`] keeps are wanted: the walk may
+    /// leave out quiet moves that cannot promote and merges (it still
+    /// yields some moves that are not kept; the caller filters).
+    captures_only: bool,
 }
 
 impl PartCtx<'_> {
+    /// Whether moves onto empty squares are wanted: always, except when
+    /// only captures are and the part cannot promote.
+    #[inline(always)]
+    fn quiet_wanted(&self) -> bool {
+        !self.captures_only || self.promotes
+    }
+
     /// A move arriving on `to` (promoting where it must).
     #[inline(always)]
     fn arrive(&self, out: &mut MoveList, to: usize) {
@@ -666,6 +677,7 @@ impl PartCtx<'_> {
                 self.arrive(out, to);
             }
         } else if self.stackable
+            && !self.captures_only
             && let Some(merged) = self.v.merge(self.part, c.kind())
         {
             let _ = out.try_push(Move::new(
@@ -679,10 +691,12 @@ impl PartCtx<'_> {
     }
 }
 
-/// Moves of one part (the whole stack when `whole`) standing on `from`.
+/// Moves of one part (the whole stack when `whole`) standing on `from`
+/// (`CAPTURES_ONLY`: see [`PartCtx::captures_only`]; a constant, so that
+/// the full walk carries no test of it).
 #[inline]
 #[allow(clippy::too_many_arguments)]
-fn part_moves(
+fn part_moves<const CAPTURES_ONLY: bool>(
     cells: &Cells,
     v: &Variant,
     us: Color,
@@ -694,6 +708,7 @@ fn part_moves(
 ) {
     let info = v.piece(part);
     let cx = PartCtx {
+        captures_only: CAPTURES_ONLY,
         cells,
         v,
         us,
@@ -709,22 +724,25 @@ fn part_moves(
     }
     let fast = &info.fast[us.index()];
     let s = from as isize;
+    let quiet = cx.quiet_wanted();
     for &d in &fast.leaps {
         let to = s + d as isize;
         let c = at(cells, to);
         if c.is_empty() {
-            cx.arrive(out, to as usize);
+            if quiet {
+                cx.arrive(out, to as usize);
+            }
         } else if !c.is_offboard() {
             cx.onto_man(out, to as usize, c);
         }
     }
-    for &d in &fast.quiet_leaps {
+    for &d in fast.quiet_leaps.iter().filter(|_| quiet) {
         let to = s + d as isize;
         if at(cells, to).is_empty() {
             cx.arrive(out, to as usize);
         }
     }
-    if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
+    if quiet && !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
         for &(skip, d) in &fast.double_steps {
             let to = s + d as isize;
             if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
@@ -765,13 +783,16 @@ fn part_moves(
             to += step;
             let c = at(cells, to);
             if c.is_empty() {
-                let _ = out.try_push(Move::new(
-                    Square(from as u8),
-                    Square(to as u8),
-                    part,
-                    part,
-                    MoveKind::Normal,
-                ));
+                // A slide onto an empty square never promotes.
+                if !CAPTURES_ONLY {
+                    let _ = out.try_push(Move::new(
+                        Square(from as u8),
+                        Square(to as u8),
+                        part,
+                        part,
+                        MoveKind::Normal,
+                    ));
+                }
                 continue;
             }
             if !c.is_offboard() {
@@ -815,7 +836,9 @@ fn special_moves(cx: &PartCtx, rules: &[Rule], dedup: bool, out: &mut MoveList) 
             let fresh = !dedup || !seen.contains(to);
             if c.is_empty() {
                 if rule.quiet {
-                    if fresh {
+                    // Left out or not, the square counts as taken, as
+                    // en passant onto it must not follow.
+                    if fresh && cx.quiet_wanted() {
                         let kind = if rule.double_step {
                             MoveKind::DoubleStep
                         } else {
@@ -1249,9 +1272,26 @@ pub(crate) fn man_moves(
         return;
     }
     let t = cells[from].kind();
-    part_moves(cells, v, us, from, t, true, ep, out);
+    part_moves::<false>(cells, v, us, from, t, true, ep, out);
     for &p in &v.piece(t).parts {
-        part_moves(cells, v, us, from, p, false, ep, out);
+        part_moves::<false>(cells, v, us, from, p, false, ep, out);
+    }
+}
+
+/// [`man_moves`] of a man that the general walker moves, walking only
+/// toward what [`captures_of`] keeps: the whole stack's captures,
+/// promotions and en passant (its parts never capture, and only those of
+/// a promoting type can promote). The moves kept from its result are
+/// those kept from [`man_moves`], in the same order. Out of line: inlined,
+/// it made the capture generation of plain men dearer.
+#[inline(never)]
+fn man_captures(cells: &Cells, v: &Variant, us: Color, from: usize, ep: usize, out: &mut MoveList) {
+    let t = cells[from].kind();
+    part_moves::<true>(cells, v, us, from, t, true, ep, out);
+    for &p in &v.piece(t).parts {
+        if v.promotion_pawns & p.bit() != 0 {
+            part_moves::<true>(cells, v, us, from, p, false, ep, out);
+        }
     }
 }
 
@@ -1479,7 +1519,7 @@ pub fn captures_of(pos: &Position, victims: CodeMask, out: &mut MoveList) {
         let from = from as usize;
         if !simple_man_captures(&pos.b.cells, &pos.variant, us, from, ep, victims, out) {
             let start = out.len();
-            man_moves(&pos.b.cells, &pos.variant, us, from, ep, out);
+            man_captures(&pos.b.cells, &pos.variant, us, from, ep, out);
             let mut keep = start;
             for j in start..out.len() {
                 let m = out[j];
@@ -1671,6 +1711,117 @@ mod tests {
                 // Bent sliders and the lame camel attack along special rays.
                 assert!(special_only > 1000, "{name}: {special_only}");
             }
+        }
+    }
+
+    /// What [`captures_of`] keeps of a man's moves (all enemy men victims).
+    fn kept(pos: &Position, moves: &MoveList) -> Vec<Move> {
+        let victims = pos.variant.landing[pos.side.index()] & !1;
+        moves
+            .iter()
+            .copied()
+            .filter(|m| {
+                matches!(
+                    m.kind(),
+                    MoveKind::EnPassant | MoveKind::Promotion | MoveKind::PairPromotion
+                ) || in_mask(victims, pos.b.cells[m.to().index()])
+            })
+            .collect()
+    }
+
+    /// [`man_captures`] against [`man_moves`] for every man of the side to
+    /// move that the general walker moves, along random games from the
+    /// start and from `fens` (men near promotion): the moves kept are the
+    /// same, in the same order. Returns how many moves were kept and how
+    /// many of them promote.
+    fn compare_capture_walks(name: &str, fens: &[&str], seed: u64) -> (usize, usize) {
+        let mut set = VariantSet::builtin();
+        // A pawn type that slides forward (so that the general walker moves
+        // it) and promotes, which no shipped variant has.
+        let (_, errors) = set.load_str(
+            "[sliding-pawns:chess]\ncustomPiece1 = x:mfRcfF\npromotionPawnTypes = px\n\
+             startFen = 4k3/1X4X1/8/8/8/8/1x4x1/4K3 w - - 0 1\n",
+            "test",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let v = set
+            .compile(name)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let mut rng = crate::selfplay::Rng::new(seed);
+        let (mut captures, mut promotions) = (0, 0);
+        let mut list = MoveList::new();
+        for game in 0..60 {
+            let (mut pos, plies) = match fens.get(game % 3) {
+                Some(fen) if game % 3 < fens.len() => (
+                    Position::from_fen(v.clone(), fen).unwrap_or_else(|e| panic!("{fen}: {e}")),
+                    rng.next_u64() % 12,
+                ),
+                _ => (Position::startpos(v.clone()), 20 + rng.next_u64() % 200),
+            };
+            for _ in 0..=plies {
+                legal_moves(&mut pos, &mut list);
+                if list.is_empty() {
+                    break;
+                }
+                let us = pos.side;
+                let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
+                for &from in &pos.b.lists[us.index()].squares {
+                    let from = from as usize;
+                    let info = v.piece(pos.b.cells[from].kind());
+                    if info.plain || info.stepper {
+                        continue;
+                    }
+                    let (mut full, mut walk) = (MoveList::new(), MoveList::new());
+                    man_moves(&pos.b.cells, &v, us, from, ep, &mut full);
+                    man_captures(&pos.b.cells, &v, us, from, ep, &mut walk);
+                    let expected = kept(&pos, &full);
+                    assert_eq!(kept(&pos, &walk), expected, "{name}: {}", pos.to_fen());
+                    captures += expected.len();
+                    promotions += expected
+                        .iter()
+                        .filter(|m| {
+                            matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion)
+                        })
+                        .count();
+                }
+                let m = list[(rng.next_u64() % list.len() as u64) as usize];
+                pos.make(m);
+            }
+        }
+        (captures, promotions)
+    }
+
+    #[test]
+    fn capture_walk_keeps_what_the_full_walk_keeps() {
+        for (name, fens, seed) in [
+            (
+                "combination",
+                &["1r1mk3/P1P5/8/8/8/D4c2/6p1/4K2R w K - 0 1"][..],
+                5,
+            ),
+            (
+                "team-mate",
+                &[
+                    "4k3/1P6/6B1/3b4/8/8/2p3P1/4K2C w K - 0 1",
+                    "u3k2c/pppp1ppp/8/8/2J5/8/Pp1PPPPP/U3K2C b KQkq - 0 1",
+                ][..],
+                6,
+            ),
+            (
+                "compound",
+                &["2rk3d2/1S3S3S/10/10/3q6/10/3s3s2/2D2K2R1 w - - 0 1"][..],
+                7,
+            ),
+            ("sliding-pawns", &[][..], 8),
+        ] {
+            let (captures, promotions) = compare_capture_walks(name, fens, seed);
+            assert!(captures > 1000, "{name}: {captures} captures");
+            // Only this pawn type promotes by the general walker.
+            assert_eq!(
+                promotions > 0,
+                name == "sliding-pawns",
+                "{name}: {promotions}"
+            );
         }
     }
 
