@@ -138,13 +138,11 @@ impl Start {
 
 impl<'a> Exchange<'a> {
     fn new(pos: &'a Position, m: Move, start: &Start) -> Exchange<'a> {
-        let mut cells = pos.b.cells;
-        for &(sq, c) in &pos.changes(m) {
-            cells[sq as usize] = c;
-        }
-        Exchange {
+        // The board is copied once, into the exchange itself, and the move
+        // made there (a copy into a local first cost a second copy).
+        let mut x = Exchange {
             v: &pos.variant,
-            cells,
+            cells: pos.b.cells,
             target: m.to().index(),
             attackers: [SquareSet::default(); 2],
             pos,
@@ -153,7 +151,11 @@ impl<'a> Exchange<'a> {
             stm: pos.side.flip(),
             on_target: start.on_target,
             promotion: start.promotion,
+        };
+        for &(sq, c) in &pos.changes(m) {
+            x.cells[sq as usize] = c;
         }
+        x
     }
 
     /// Every man of `color` that captures onto the target, into its set.
