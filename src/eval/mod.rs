@@ -683,9 +683,9 @@ fn passed_terms(pos: &Position, passed_men: &CellSet, acc: &mut impl Terms) {
 /// pawn-type man attacks, and the open first steps of sliders), men
 /// attacked by pawn-type men or by cheaper men, men near the enemy king,
 /// the king's pawn shelter and the pawn storm against it, and pairs of
-/// colour-bound men on both colours. `guarded_by` holds, per side, the
-/// cells its pawn-type men attack (from the pawn cache).
-fn positional_terms<T: Terms>(pos: &Position, guarded_by: &[CellSet; 2], acc: &mut T) {
+/// colour-bound men on both colours. `free_of` holds, per side, 1 on the
+/// cells its pawn-type men do not attack (see [`FreeCells`]).
+fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) {
     let v = &**pos.variant();
     let t = &v.eval;
     let l = &t.params.layout;
@@ -711,7 +711,7 @@ fn positional_terms<T: Terms>(pos: &Position, guarded_by: &[CellSet; 2], acc: &m
         // Colour-bound types seen on light and on dark squares.
         let mut on = [0u64; 2];
         let enemy_king = Square(pos.b.kings[color.flip().index()]);
-        let guarded = &guarded_by[color.flip().index()];
+        let free = &free_of[color.flip().index()];
         for &sq in pos.men(color) {
             let cell = cells[sq as usize];
             let code = cell.0;
@@ -752,7 +752,7 @@ fn positional_terms<T: Terms>(pos: &Position, guarded_by: &[CellSet; 2], acc: &m
                     sq as isize,
                     &t.move_rules[code as usize],
                     color,
-                    guarded,
+                    free,
                     &mut hit,
                 );
                 acc.add(l.moves(kind.index()), color, n);
@@ -810,6 +810,29 @@ const GUARD_WORDS: usize = BOARD_CELLS.div_ceil(64);
 /// A set of board cells, bit `cell % 64` of word `cell / 64`.
 type CellSet = [u64; GUARD_WORDS];
 
+/// Per side, 1 on each cell its pawn-type men do not attack and 0 on the
+/// others: the mobility count reads a cell's byte rather than testing a
+/// bit of the side's [`CellSet`].
+type FreeCells = [[u8; BOARD_CELLS]; 2];
+
+/// The [`FreeCells`] of the sets of cells each side's pawn-type men attack.
+fn free_cells(guarded: &[CellSet; 2]) -> FreeCells {
+    let mut free = [[1u8; BOARD_CELLS]; 2];
+    for (side, set) in free.iter_mut().zip(guarded) {
+        for (w, &word) in set.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let cell = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(b) = side.get_mut(cell) {
+                    *b = 0;
+                }
+            }
+        }
+    }
+    free
+}
+
 /// The cells that `by`'s pawn-type men attack.
 fn pawn_guarded(pos: &Position, by: Color) -> [u64; GUARD_WORDS] {
     let v = &**pos.variant();
@@ -864,7 +887,7 @@ impl MoveShape {
 }
 
 /// The moves of the man on `from` with `shape` to empty squares and onto
-/// enemy men, leaving out the squares in `guarded`; `capture` is told of
+/// enemy men, counting only the cells where `free` holds 1; `capture` is told of
 /// every enemy man it can take (guarded or not). Merges onto friendly men
 /// do not count, and a square two ways reach counts twice.
 fn count_moves(
@@ -872,11 +895,11 @@ fn count_moves(
     from: isize,
     shape: &MoveShape,
     us: Color,
-    guarded: &CellSet,
+    free_cells: &[u8; BOARD_CELLS],
     capture: &mut impl FnMut(Cell),
 ) -> i32 {
     let them = us.flip();
-    let free = |sq: isize| ((guarded[sq as usize >> 6] >> (sq & 63)) & 1 ^ 1) as i32;
+    let free = |sq: isize| i32::from(free_cells[sq as usize]);
     let mut n = 0;
     for &d in &shape.leaps {
         let sq = from + d as isize;
@@ -941,6 +964,11 @@ struct PawnFacts {
 /// is what a fresh slot holds.
 pub struct PawnCache {
     slots: Vec<(u64, Score, PawnFacts)>,
+    /// The pawn hash whose attacked cells `free` holds (`None` before the
+    /// first look-up): consecutive evaluations mostly share a structure,
+    /// so the bytes are laid out again only when it changes.
+    free_key: Option<u64>,
+    free: Box<FreeCells>,
 }
 
 impl PawnCache {
@@ -949,11 +977,14 @@ impl PawnCache {
     pub fn new() -> PawnCache {
         PawnCache {
             slots: vec![(0, Score::ZERO, PawnFacts::default()); Self::SIZE],
+            free_key: None,
+            free: Box::new([[1; BOARD_CELLS]; 2]),
         }
     }
 
-    /// The structure's score and its facts.
-    fn structure(&mut self, pos: &Position) -> (Score, &PawnFacts) {
+    /// The structure's score, its facts and the cells free of each side's
+    /// pawn-type men's attacks.
+    fn structure(&mut self, pos: &Position) -> (Score, &PawnFacts, &FreeCells) {
         let key = pos.b.pawn_hash;
         let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
         if slot.0 != key {
@@ -961,7 +992,11 @@ impl PawnCache {
             let facts = pawn_terms(pos, &mut acc);
             *slot = (key, acc.sum(), facts);
         }
-        (slot.1, &slot.2)
+        if self.free_key != Some(key) {
+            *self.free = free_cells(&slot.2.guarded);
+            self.free_key = Some(key);
+        }
+        (slot.1, &slot.2, &self.free)
     }
 }
 
@@ -1000,12 +1035,12 @@ fn finish(pos: &Position, s: Score) -> i32 {
 /// pawn-structure cache kept by the caller.
 pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
     let t = &pos.variant().eval;
-    let (structure, facts) = pawns.structure(pos);
+    let (structure, facts, free) = pawns.structure(pos);
     let mut acc = Weighted::new(&t.params.weights, pos.b.psq + structure);
     if t.passed_used {
         passed_terms(pos, &facts.passed, &mut acc);
     }
-    positional_terms(pos, &facts.guarded, &mut acc);
+    positional_terms(pos, free, &mut acc);
     finish(pos, acc.sum())
 }
 
@@ -1057,7 +1092,7 @@ pub fn trace(pos: &Position) -> Trace {
     }
     let facts = pawn_terms(pos, &mut rec);
     passed_terms(pos, &facts.passed, &mut rec);
-    positional_terms(pos, &facts.guarded, &mut rec);
+    positional_terms(pos, &free_cells(&facts.guarded), &mut rec);
     let mut terms = rec.0;
     terms.sort_unstable_by_key(|&(i, _)| i);
     let mut merged: Vec<(u32, i32)> = Vec::with_capacity(terms.len());
