@@ -12,7 +12,7 @@
 pub mod params;
 
 use crate::board::Position;
-use crate::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
+use crate::types::{BOARD_CELLS, BOARD_WIDTH, Cell, Color, MAX_FILES, PieceType, Square};
 use crate::variant::{IniError, Rule, Variant};
 pub use params::{EvalParams, Layout};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
@@ -720,13 +720,8 @@ fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) 
                 let s = Square(sq);
                 on[(s.file() + s.rank()) & 1] |= kind.bit();
             }
-            if attackers && t.royal & kind.bit() == 0 {
-                let s = Square(sq);
-                if s.file().abs_diff(enemy_king.file()) <= 2
-                    && s.rank().abs_diff(enemy_king.rank()) <= 2
-                {
-                    acc.add(l.attacker(kind.index()), color, 1);
-                }
+            if attackers && t.royal & kind.bit() == 0 && within_two(Square(sq), enemy_king) {
+                acc.add(l.attacker(kind.index()), color, 1);
             }
             if pawns & kind.bit() != 0 {
                 // The enemy men this pawn-type man attacks.
@@ -802,6 +797,20 @@ fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) 
             acc.add(l.storm(), color, storm);
         }
     }
+}
+
+/// Whether two squares are at most two files and two ranks apart, from
+/// their difference alone: with `BOARD_WIDTH` 16, `a - b + 34` is
+/// `16 * (ranks + 2) + (files + 2)`, and the files apart (at most
+/// `MAX_FILES - 1` = 11) are the remainder by 16 exactly when they lie in
+/// -2..=2, as two remainders 0..=4 and -9..=13 that agree differ by less
+/// than 16. So the test is that sum within 0..=68 with a remainder of at
+/// most 4.
+#[inline(always)]
+fn within_two(a: Square, b: Square) -> bool {
+    const _: () = assert!(BOARD_WIDTH == 16 && MAX_FILES <= 13);
+    let d = (a.0 as usize).wrapping_sub(b.0 as usize).wrapping_add(34);
+    d <= 68 && d & 15 <= 4
 }
 
 /// Words of a set of board cells.
@@ -1176,6 +1185,29 @@ mod tests {
     use crate::selfplay::Rng;
     use crate::types::MoveList;
     use std::sync::Arc;
+
+    /// [`within_two`] against files and ranks, for every pair of squares
+    /// of the largest board.
+    #[test]
+    fn within_two_is_two_files_and_two_ranks() {
+        let squares: Vec<Square> = (0..crate::types::MAX_RANKS)
+            .flat_map(|r| (0..MAX_FILES).map(move |f| (f, r)))
+            .map(|(f, r)| {
+                Square(
+                    ((r + crate::types::RANK_PAD) * BOARD_WIDTH + f + crate::types::FILE_PAD) as u8,
+                )
+            })
+            .collect();
+        let mut near = 0;
+        for &a in &squares {
+            for &b in &squares {
+                let expected = a.file().abs_diff(b.file()) <= 2 && a.rank().abs_diff(b.rank()) <= 2;
+                assert_eq!(within_two(a, b), expected, "{a:?} {b:?}");
+                near += usize::from(expected);
+            }
+        }
+        assert!(near > 2000, "{near}");
+    }
 
     /// The packed halves of a score come back whole, with either sign and
     /// at the ends of `i32`, through sums, differences, negation and
