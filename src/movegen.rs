@@ -720,6 +720,11 @@ fn part_moves<const CAPTURES_ONLY: bool>(
         ep,
     };
     if info.dedup {
+        if info.plain_dedup && whole && !cx.promotes && !cx.stackable {
+            let landing = v.landing[us.index()];
+            let rules = &info.rules[us.index()];
+            return plain_dedup_moves(cells, landing, from, part, rules, CAPTURES_ONLY, out);
+        }
         return special_moves(&cx, &info.rules[us.index()], true, out);
     }
     let fast = &info.fast[us.index()];
@@ -803,6 +808,51 @@ fn part_moves<const CAPTURES_ONLY: bool>(
     }
     if !fast.special.is_empty() {
         special_moves(&cx, &fast.special, false, out);
+    }
+}
+
+/// [`special_moves`] with `dedup` for a whole man that neither promotes nor
+/// stacks and whose rules are all plain (see
+/// [`crate::variant::PieceInfo::plain_dedup`]): the same moves in the same
+/// order (each target once, by the first rule that reaches it), in a
+/// tight loop. With `captures_only` the moves onto empty squares are left
+/// out (their squares still count as reached).
+#[inline]
+fn plain_dedup_moves(
+    cells: &Cells,
+    landing: CodeMask,
+    from: usize,
+    part: PieceType,
+    rules: &[Rule],
+    captures_only: bool,
+    out: &mut MoveList,
+) {
+    let base = Move::new(Square(from as u8), Square(0), part, part, MoveKind::Normal).0;
+    let mut seen = SquareSet::default();
+    for rule in rules {
+        let step = rule.step as isize;
+        let mut sq = from as isize;
+        for _ in 0..rule.max {
+            sq += step;
+            let to = sq as usize;
+            let c = at(cells, sq);
+            if c.is_empty() {
+                if !seen.contains(to) {
+                    seen.insert(to);
+                    if !captures_only {
+                        let _ = out.try_push(Move(base | (to as u32) << 8));
+                    }
+                }
+                continue;
+            }
+            // An enemy man is taken where no earlier rule took it; a
+            // friendly man or the edge stops the walk.
+            if in_mask(landing, c) && !seen.contains(to) {
+                seen.insert(to);
+                let _ = out.try_push(Move(base | (to as u32) << 8));
+            }
+            break;
+        }
     }
 }
 
@@ -1791,6 +1841,75 @@ mod tests {
             }
         }
         (captures, promotions)
+    }
+
+    /// [`plain_dedup_moves`] against the general walker's de-duplicated walk
+    /// ([`special_moves`]) for every such man of the side to move, along
+    /// random Compound games (its queen also leaps two squares straight and
+    /// diagonally, where its slides reach too): the same moves in the same
+    /// order, and with only captures wanted, the same captures.
+    #[test]
+    fn plain_dedup_walk_is_the_general_walk() {
+        let v = VariantSet::builtin()
+            .compile("compound")
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(v.pieces.iter().any(|p| p.plain_dedup));
+        let mut rng = crate::selfplay::Rng::new(9);
+        let mut list = MoveList::new();
+        let (mut compared, mut captures) = (0, 0);
+        for _ in 0..40 {
+            let mut pos = Position::startpos(v.clone());
+            for _ in 0..(10 + rng.next_u64() % 150) {
+                legal_moves(&mut pos, &mut list);
+                if list.is_empty() {
+                    break;
+                }
+                let us = pos.side;
+                for &from in &pos.b.lists[us.index()].squares {
+                    let from = from as usize;
+                    let part = pos.b.cells[from].kind();
+                    let info = v.piece(part);
+                    if !info.plain_dedup {
+                        continue;
+                    }
+                    let rules = &info.rules[us.index()];
+                    let cx = PartCtx {
+                        cells: &pos.b.cells,
+                        v: &v,
+                        us,
+                        from,
+                        part,
+                        whole: true,
+                        promotes: false,
+                        stackable: false,
+                        ep: 0,
+                        captures_only: false,
+                    };
+                    let (mut general, mut fast) = (MoveList::new(), MoveList::new());
+                    special_moves(&cx, rules, true, &mut general);
+                    let landing = v.landing[us.index()];
+                    plain_dedup_moves(&pos.b.cells, landing, from, part, rules, false, &mut fast);
+                    assert_eq!(fast, general, "{}", pos.to_fen());
+                    let (mut general, mut fast) = (MoveList::new(), MoveList::new());
+                    special_moves(
+                        &PartCtx {
+                            captures_only: true,
+                            ..cx
+                        },
+                        rules,
+                        true,
+                        &mut general,
+                    );
+                    plain_dedup_moves(&pos.b.cells, landing, from, part, rules, true, &mut fast);
+                    assert_eq!(fast, general, "{} (captures)", pos.to_fen());
+                    compared += 1;
+                    captures += fast.len();
+                }
+                let m = list[(rng.next_u64() % list.len() as u64) as usize];
+                pos.make(m);
+            }
+        }
+        assert!(compared > 1000 && captures > 100, "{compared} {captures}");
     }
 
     #[test]

@@ -467,6 +467,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             stackable: stack_types & (1u64 << i) != 0,
             rules: [Vec::new(), Vec::new()],
             dedup: false,
+            plain_dedup: false,
             fast: Default::default(),
             plain: false,
             stepper: false,
@@ -591,6 +592,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
                 stackable: true,
                 rules: [Vec::new(), Vec::new()],
                 dedup: false,
+                plain_dedup: false,
                 fast: Default::default(),
                 plain: false,
                 stepper: false,
@@ -658,6 +660,16 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             pieces[i].rules[color.index()] = rules;
         }
         pieces[i].dedup = rules_overlap(&pieces[i].rules[0]);
+        pieces[i].plain_dedup = pieces[i].dedup
+            && pieces[i].rules.iter().flatten().all(|r| {
+                r.prelude.is_empty()
+                    && r.start == 0
+                    && !r.initial
+                    && r.quiet
+                    && r.capture
+                    && !r.en_passant
+                    && !r.double_step
+            });
     }
 
     // Regions.

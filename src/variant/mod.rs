@@ -369,6 +369,11 @@ pub struct PieceInfo {
     pub rules: [Vec<Rule>; 2],
     /// Two rules can reach the same square: moves must be de-duplicated.
     pub dedup: bool,
+    /// De-duplicated, and every rule a leap or slide that moves and
+    /// captures from the man's own square (no prelude, offset start,
+    /// initial region, en passant or double step): the de-duplicating walk
+    /// takes a tight loop.
+    pub plain_dedup: bool,
     /// The rules again, sorted for speed (per colour).
     pub fast: [FastRules; 2],
     /// Only plain leaps and slides, no promotion, stacking or de-duplication:
