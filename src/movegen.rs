@@ -741,10 +741,12 @@ fn part_moves<const CAPTURES_ONLY: bool>(
             cx.onto_man(out, to as usize, c);
         }
     }
-    for &d in fast.quiet_leaps.iter().filter(|_| quiet) {
-        let to = s + d as isize;
-        if at(cells, to).is_empty() {
-            cx.arrive(out, to as usize);
+    if quiet {
+        for &d in &fast.quiet_leaps {
+            let to = s + d as isize;
+            if at(cells, to).is_empty() {
+                cx.arrive(out, to as usize);
+            }
         }
     }
     if quiet && !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
@@ -1766,6 +1768,27 @@ mod tests {
         }
     }
 
+    /// Play a random game from `pos` of at most `moves` moves, each chosen
+    /// uniformly among the legal ones, showing `visit` every position
+    /// before its move (the game stops where no move is left).
+    fn random_game(
+        mut pos: Position,
+        moves: u64,
+        rng: &mut crate::selfplay::Rng,
+        mut visit: impl FnMut(&Position),
+    ) {
+        let mut list = MoveList::new();
+        for _ in 0..moves {
+            legal_moves(&mut pos, &mut list);
+            if list.is_empty() {
+                break;
+            }
+            visit(&pos);
+            let m = list[(rng.next_u64() % list.len() as u64) as usize];
+            pos.make(m);
+        }
+    }
+
     /// What [`captures_of`] keeps of a man's moves (all enemy men victims).
     fn kept(pos: &Position, moves: &MoveList) -> Vec<Move> {
         let victims = pos.variant.landing[pos.side.index()] & !1;
@@ -1801,20 +1824,15 @@ mod tests {
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let mut rng = crate::selfplay::Rng::new(seed);
         let (mut captures, mut promotions) = (0, 0);
-        let mut list = MoveList::new();
         for game in 0..60 {
-            let (mut pos, plies) = match fens.get(game % 3) {
+            let (pos, plies) = match fens.get(game % 3) {
                 Some(fen) if game % 3 < fens.len() => (
                     Position::from_fen(v.clone(), fen).unwrap_or_else(|e| panic!("{fen}: {e}")),
                     rng.next_u64() % 12,
                 ),
                 _ => (Position::startpos(v.clone()), 20 + rng.next_u64() % 200),
             };
-            for _ in 0..=plies {
-                legal_moves(&mut pos, &mut list);
-                if list.is_empty() {
-                    break;
-                }
+            random_game(pos, plies + 1, &mut rng, |pos| {
                 let us = pos.side;
                 let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
                 for &from in &pos.b.lists[us.index()].squares {
@@ -1826,8 +1844,8 @@ mod tests {
                     let (mut full, mut walk) = (MoveList::new(), MoveList::new());
                     man_moves(&pos.b.cells, &v, us, from, ep, &mut full);
                     man_captures(&pos.b.cells, &v, us, from, ep, &mut walk);
-                    let expected = kept(&pos, &full);
-                    assert_eq!(kept(&pos, &walk), expected, "{name}: {}", pos.to_fen());
+                    let expected = kept(pos, &full);
+                    assert_eq!(kept(pos, &walk), expected, "{name}: {}", pos.to_fen());
                     captures += expected.len();
                     promotions += expected
                         .iter()
@@ -1836,9 +1854,7 @@ mod tests {
                         })
                         .count();
                 }
-                let m = list[(rng.next_u64() % list.len() as u64) as usize];
-                pos.make(m);
-            }
+            });
         }
         (captures, promotions)
     }
@@ -1855,15 +1871,10 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert!(v.pieces.iter().any(|p| p.plain_dedup));
         let mut rng = crate::selfplay::Rng::new(9);
-        let mut list = MoveList::new();
         let (mut compared, mut captures) = (0, 0);
         for _ in 0..40 {
-            let mut pos = Position::startpos(v.clone());
-            for _ in 0..(10 + rng.next_u64() % 150) {
-                legal_moves(&mut pos, &mut list);
-                if list.is_empty() {
-                    break;
-                }
+            let moves = 10 + rng.next_u64() % 150;
+            random_game(Position::startpos(v.clone()), moves, &mut rng, |pos| {
                 let us = pos.side;
                 for &from in &pos.b.lists[us.index()].squares {
                     let from = from as usize;
@@ -1905,9 +1916,7 @@ mod tests {
                     compared += 1;
                     captures += fast.len();
                 }
-                let m = list[(rng.next_u64() % list.len() as u64) as usize];
-                pos.make(m);
-            }
+            });
         }
         assert!(compared > 1000 && captures > 100, "{compared} {captures}");
     }
