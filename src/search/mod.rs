@@ -39,6 +39,9 @@ const NO_EVAL: i32 = i32::MIN / 2;
 /// Ordering scores from here up are captures that do not lose material and
 /// promotions (see [`Worker::score_moves`]).
 const GOOD_CAPTURE_ORDER: i32 = 900_000;
+/// Remaining moves from which [`Worker::pick`] finds the best in two
+/// vectorised passes rather than one scalar pass.
+const LONG_PICK: usize = 24;
 /// The ordering score of the counter move; quiet moves below it are
 /// ordered by their history.
 const COUNTER_ORDER: i32 = 780_000;
@@ -459,14 +462,23 @@ impl<'a> Worker<'a> {
         scores: &mut ArrayVec<i32, { crate::types::MAX_MOVES }>,
         i: usize,
     ) {
-        let mut best = i;
-        let mut top = scores[i];
-        for (j, &s) in scores.iter().enumerate().skip(i + 1) {
-            if s > top {
-                top = s;
-                best = j;
+        let rest = &scores[i..];
+        let best = if rest.len() >= LONG_PICK {
+            // Two passes that the compiler turns into vector code: the
+            // highest score, then its first position (as below).
+            let top = rest.iter().copied().fold(i32::MIN, i32::max);
+            i + rest.iter().position(|&s| s == top).unwrap_or(0)
+        } else {
+            let mut best = i;
+            let mut top = scores[i];
+            for (j, &s) in scores.iter().enumerate().skip(i + 1) {
+                if s > top {
+                    top = s;
+                    best = j;
+                }
             }
-        }
+            best
+        };
         list.swap(i, best);
         scores.swap(i, best);
     }
@@ -1201,4 +1213,41 @@ pub fn search(
     });
     result.nodes = shared.nodes.load(Ordering::Relaxed);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::Rng;
+
+    /// The picks of a whole list, made by [`Worker::pick`] and by the plain
+    /// selection (the first best from `i` on, swapped to `i`), agree move
+    /// for move, on lists short and long, with many equal scores.
+    #[test]
+    fn pick_takes_the_first_best_in_short_and_long_lists() {
+        let mut rng = Rng::new(17);
+        for len in (1..=40).chain([63, 64, 65, 200, 1024]) {
+            for spread in [3, 1_000] {
+                let mut list = MoveList::new();
+                let mut scores = ArrayVec::<i32, { crate::types::MAX_MOVES }>::new();
+                for j in 0..len {
+                    list.push(Move(j as u32));
+                    scores.push((rng.next_u64() % spread) as i32 - spread as i32 / 2);
+                }
+                let (mut want, mut want_scores) = (list.clone(), scores.clone());
+                for i in 0..len {
+                    Worker::pick(&mut list, &mut scores, i);
+                    let mut best = i;
+                    for j in i + 1..len {
+                        if want_scores[j] > want_scores[best] {
+                            best = j;
+                        }
+                    }
+                    want.swap(i, best);
+                    want_scores.swap(i, best);
+                    assert_eq!(list[i], want[i], "length {len}, spread {spread}, pick {i}");
+                }
+            }
+        }
+    }
 }
