@@ -827,6 +827,13 @@ type FreeCells = [[u8; BOARD_CELLS]; 2];
 /// The [`FreeCells`] of the sets of cells each side's pawn-type men attack.
 fn free_cells(guarded: &[CellSet; 2]) -> FreeCells {
     let mut free = [[1u8; BOARD_CELLS]; 2];
+    lay_out_free_cells(guarded, &mut free);
+    free
+}
+
+/// [`free_cells`] written into `free` (no copy of the bytes).
+fn lay_out_free_cells(guarded: &[CellSet; 2], free: &mut FreeCells) {
+    *free = [[1u8; BOARD_CELLS]; 2];
     for (side, set) in free.iter_mut().zip(guarded) {
         for (w, &word) in set.iter().enumerate() {
             let mut bits = word;
@@ -839,7 +846,6 @@ fn free_cells(guarded: &[CellSet; 2]) -> FreeCells {
             }
         }
     }
-    free
 }
 
 /// The cells that `by`'s pawn-type men attack.
@@ -973,21 +979,25 @@ struct PawnFacts {
 /// is what a fresh slot holds.
 pub struct PawnCache {
     slots: Vec<(u64, Score, PawnFacts)>,
-    /// The pawn hash whose attacked cells `free` holds (`None` before the
-    /// first look-up): consecutive evaluations mostly share a structure,
-    /// so the bytes are laid out again only when it changes.
-    free_key: Option<u64>,
-    free: Box<FreeCells>,
+    /// A few structures' [`FreeCells`] by pawn hash (`None` in a slot never
+    /// filled): nearby evaluations mostly share one of a few structures
+    /// (a capture by or of a pawn, and back), so the bytes are laid out
+    /// again only when the structure is not among them.
+    free_keys: [Option<u64>; Self::FREE_SLOTS],
+    free: Box<[FreeCells; Self::FREE_SLOTS]>,
 }
 
 impl PawnCache {
     const SIZE: usize = 1 << 14;
+    /// Slots of laid-out [`FreeCells`], chosen by the top bits of the
+    /// pawn hash (its low bits choose the structure's slot).
+    const FREE_SLOTS: usize = 8;
 
     pub fn new() -> PawnCache {
         PawnCache {
             slots: vec![(0, Score::ZERO, PawnFacts::default()); Self::SIZE],
-            free_key: None,
-            free: Box::new([[1; BOARD_CELLS]; 2]),
+            free_keys: [None; Self::FREE_SLOTS],
+            free: Box::new([[[1; BOARD_CELLS]; 2]; Self::FREE_SLOTS]),
         }
     }
 
@@ -1001,11 +1011,12 @@ impl PawnCache {
             let facts = pawn_terms(pos, &mut acc);
             *slot = (key, acc.sum(), facts);
         }
-        if self.free_key != Some(key) {
-            *self.free = free_cells(&slot.2.guarded);
-            self.free_key = Some(key);
+        let f = (key >> (64 - Self::FREE_SLOTS.trailing_zeros())) as usize;
+        if self.free_keys[f] != Some(key) {
+            lay_out_free_cells(&slot.2.guarded, &mut self.free[f]);
+            self.free_keys[f] = Some(key);
         }
-        (slot.1, &slot.2, &self.free)
+        (slot.1, &slot.2, &self.free[f])
     }
 }
 
