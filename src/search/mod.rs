@@ -41,7 +41,7 @@ const NO_EVAL: i32 = i32::MIN / 2;
 const GOOD_CAPTURE_ORDER: i32 = 900_000;
 /// Remaining moves from which [`Worker::pick`] finds the best in two
 /// vectorised passes rather than one scalar pass.
-const LONG_PICK: usize = 24;
+const LONG_PICK: usize = 12;
 /// The ordering score of the counter move; quiet moves below it are
 /// ordered by their history.
 const COUNTER_ORDER: i32 = 780_000;
