@@ -630,6 +630,16 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             }
         }
     }
+    // `remnant[a * n + b]`: what stays behind when part `b` leaves `a`.
+    let mut remnant = vec![None; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            if a != b {
+                let rest = pieces[a].members & !pieces[b].members;
+                remnant[a * n + b] = by_members.get(&rest).copied();
+            }
+        }
+    }
     for piece in pieces.iter_mut() {
         let m = piece.members;
         if m.count_ones() >= 2 {
@@ -1058,7 +1068,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
         king: PieceType(king_index as u8),
         stack_max,
         merge,
-        by_members,
+        remnant,
         promotion_pawns,
         promotion_types: types_of(promo_mask),
         pair_promotion_types: types_of(pair_mask),

@@ -463,8 +463,9 @@ pub struct Variant {
     pub stack_max: u8,
     /// `merge[a * n + b]`: the type formed when part `a` moves onto friendly `b`.
     merge: Vec<Option<PieceType>>,
-    /// Type with a given member set.
-    by_members: std::collections::HashMap<u64, PieceType>,
+    /// `remnant[a * n + b]`: the type left behind when part `b` leaves `a`
+    /// (see [`Variant::remnant`]).
+    remnant: Vec<Option<PieceType>>,
     pub promotion_pawns: u64,
     pub promotion_types: Vec<PieceType>,
     pub pair_promotion_types: Vec<PieceType>,
@@ -527,11 +528,7 @@ impl Variant {
     /// The stack left behind when `part` leaves `stack` (None when nothing stays).
     #[inline]
     pub fn remnant(&self, stack: PieceType, part: PieceType) -> Option<PieceType> {
-        if stack == part {
-            return None;
-        }
-        let rest = self.pieces[stack.index()].members & !self.pieces[part.index()].members;
-        self.by_members.get(&rest).copied()
+        self.remnant[stack.index() * self.pieces.len() + part.index()]
     }
 
     /// Piece type from its letter (either case).
