@@ -56,7 +56,7 @@ pub struct Board {
 impl Board {
     /// Put `cell` on `sq`, keeping the hashes, scores, piece lists and king
     /// squares current.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set(&mut self, v: &Variant, sq: usize, cell: Cell) {
         let old = self.cells[sq];
         if old == cell {
