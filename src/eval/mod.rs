@@ -991,7 +991,7 @@ impl PawnCache {
     const SIZE: usize = 1 << 14;
     /// Slots of laid-out [`FreeCells`], chosen by the top bits of the
     /// pawn hash (its low bits choose the structure's slot).
-    const FREE_SLOTS: usize = 8;
+    const FREE_SLOTS: usize = 32;
 
     pub fn new() -> PawnCache {
         PawnCache {
