@@ -235,7 +235,7 @@ impl Position {
     }
 
     /// The board changes a move makes: (square, new contents).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn changes(&self, mv: Move) -> Changes {
         let v = &*self.variant;
         let us = self.side;

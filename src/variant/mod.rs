@@ -528,6 +528,10 @@ impl Variant {
     /// The stack left behind when `part` leaves `stack` (None when nothing stays).
     #[inline]
     pub fn remnant(&self, stack: PieceType, part: PieceType) -> Option<PieceType> {
+        // The whole man moving, by far the most common case, needs no look-up.
+        if stack == part {
+            return None;
+        }
         self.remnant[stack.index() * self.pieces.len() + part.index()]
     }
 
