@@ -139,7 +139,7 @@ impl SearchMemory {
 
     /// The history score of a quiet move: butterfly plus the continuation
     /// scores after the moves one and two plies before (where known).
-    #[inline]
+    #[inline(always)]
     pub fn quiet(&self, pos: &Position, m: Move, before: [Option<ContKey>; 2]) -> i32 {
         let mut s = self.butterfly[Self::butterfly_index(pos, m)] as i32;
         let now = self.key(pos, m);
