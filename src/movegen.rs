@@ -521,7 +521,7 @@ enum KingTest<'a> {
 
 /// Apply `changes` to the cells, test whether `king` is attacked by `them`
 /// (see [`KingTest`]), restore the cells.
-#[inline]
+#[inline(always)]
 fn safe_after(
     cells: &mut Cells,
     v: &Variant,
