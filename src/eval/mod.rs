@@ -824,14 +824,8 @@ type CellSet = [u64; GUARD_WORDS];
 /// bit of the side's [`CellSet`].
 type FreeCells = [[u8; BOARD_CELLS]; 2];
 
-/// The [`FreeCells`] of the sets of cells each side's pawn-type men attack.
-fn free_cells(guarded: &[CellSet; 2]) -> FreeCells {
-    let mut free = [[1u8; BOARD_CELLS]; 2];
-    lay_out_free_cells(guarded, &mut free);
-    free
-}
-
-/// [`free_cells`] written into `free` (no copy of the bytes).
+/// The [`FreeCells`] of the sets of cells each side's pawn-type men attack,
+/// written into `free` (the pawn cache's slot, without a copy).
 fn lay_out_free_cells(guarded: &[CellSet; 2], free: &mut FreeCells) {
     *free = [[1u8; BOARD_CELLS]; 2];
     for (side, set) in free.iter_mut().zip(guarded) {
@@ -1112,7 +1106,9 @@ pub fn trace(pos: &Position) -> Trace {
     }
     let facts = pawn_terms(pos, &mut rec);
     passed_terms(pos, &facts.passed, &mut rec);
-    positional_terms(pos, &free_cells(&facts.guarded), &mut rec);
+    let mut free = [[0; BOARD_CELLS]; 2];
+    lay_out_free_cells(&facts.guarded, &mut free);
+    positional_terms(pos, &free, &mut rec);
     let mut terms = rec.0;
     terms.sort_unstable_by_key(|&(i, _)| i);
     let mut merged: Vec<(u32, i32)> = Vec::with_capacity(terms.len());
