@@ -109,6 +109,10 @@ pub struct EvalTables {
     /// Cell codes of the men with slides (bit per code), so that the
     /// mobility loop passes over the others at once.
     pub sliders: u64,
+    /// Cell codes whose `rides` are the unlimited slides of their
+    /// `move_rules` (the same steps, in any order): the walk that counts
+    /// their moves counts their open first steps too.
+    pub open_in_moves: u64,
     /// Per cell code of a pawn-type man: the steps on which it captures.
     pub pawn_captures: Vec<Vec<i16>>,
     /// Piece types that are royal (bit per type).
@@ -367,6 +371,15 @@ pub fn build_tables(
             }
         }
     }
+    let open_in_moves = (0..codes)
+        .filter(|&code| {
+            let mut walked = move_rules[code].rides.clone();
+            let mut counted = rides[code].clone();
+            walked.sort_unstable();
+            counted.sort_unstable();
+            !counted.is_empty() && walked == counted
+        })
+        .fold(0u64, |mask, code| mask | 1 << code);
     let royal = (0..n)
         .filter(|&i| v.pieces[i].royal)
         .fold(0u64, |mask, i| mask | PieceType(i as u8).bit());
@@ -389,6 +402,7 @@ pub fn build_tables(
         value,
         rides,
         sliders,
+        open_in_moves,
         pawn_captures,
         royal,
         move_rules,
@@ -742,7 +756,7 @@ fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) 
                         acc.add(l.hit(k.index()), color, 1);
                     }
                 };
-                let n = count_moves(
+                let (n, open) = count_moves(
                     cells,
                     sq as isize,
                     &t.move_rules[code as usize],
@@ -751,6 +765,10 @@ fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) 
                     &mut hit,
                 );
                 acc.add(l.moves(kind.index()), color, n);
+                if (t.open_in_moves >> code) & 1 != 0 {
+                    acc.add(l.mobility(kind.index()), color, open);
+                    continue;
+                }
             }
             if (t.sliders >> code) & 1 == 0 {
                 continue;
@@ -898,7 +916,9 @@ impl MoveShape {
 /// The moves of the man on `from` with `shape` to empty squares and onto
 /// enemy men, counting only the cells where `free` holds 1; `capture` is told of
 /// every enemy man it can take (guarded or not). Merges onto friendly men
-/// do not count, and a square two ways reach counts twice.
+/// do not count, and a square two ways reach counts twice. Also returned:
+/// the unlimited slides whose first step is not onto a friendly man (an
+/// edge counts as open), the slider mobility of [`positional_terms`].
 fn count_moves(
     cells: &[Cell; BOARD_CELLS],
     from: isize,
@@ -906,10 +926,13 @@ fn count_moves(
     us: Color,
     free_cells: &[u8; BOARD_CELLS],
     capture: &mut impl FnMut(Cell),
-) -> i32 {
+) -> (i32, i32) {
     let them = us.flip();
+    // A bit for the cell code of each of our men, as in `positional_terms`.
+    let own = 0x5555_5555_5555_5554u64 << us.index();
     let free = |sq: isize| i32::from(free_cells[sq as usize]);
     let mut n = 0;
+    let mut open = 0;
     for &d in &shape.leaps {
         let sq = from + d as isize;
         let c = cells[sq as usize];
@@ -922,6 +945,7 @@ fn count_moves(
     }
     for &d in &shape.rides {
         let mut sq = from + d as isize;
+        open += ((own >> cells[sq as usize].0) & 1 ^ 1) as i32;
         while cells[sq as usize].is_empty() {
             n += free(sq);
             sq += d as isize;
@@ -957,7 +981,7 @@ fn count_moves(
             break;
         }
     }
-    n
+    (n, open)
 }
 
 /// What the pawn-type men alone decide, besides their score: the cells of
@@ -1300,6 +1324,60 @@ mod tests {
                 }
             }
             assert!(checked > 1000, "{name}: {checked}");
+        }
+    }
+
+    /// The open first steps that the move count walks for a slider (see
+    /// [`EvalTables::open_in_moves`]) are those of its `rides`, counted
+    /// directly, for every man along random games in every shipped variant.
+    #[test]
+    fn open_first_steps_counted_with_the_moves_match_the_rides() {
+        for name in ["chess", "combination", "team-mate", "compound"] {
+            let v = crate::VariantSet::builtin().compile(name).expect("variant");
+            let t = &v.eval;
+            let mut rng = Rng::new(5);
+            let mut checked = 0;
+            for _game in 0..10 {
+                let mut pos = Position::startpos(v.clone());
+                for _ply in 0..100 {
+                    for color in Color::BOTH {
+                        let own = 0x5555_5555_5555_5554u64 << color.index();
+                        for &sq in pos.men(color) {
+                            let code = pos.b.cells[sq as usize].0;
+                            if (t.open_in_moves >> code) & 1 == 0 {
+                                continue;
+                            }
+                            let direct: i32 = t.rides[code as usize]
+                                .iter()
+                                .map(|&d| {
+                                    let c = pos.b.cells[(sq as isize + d as isize) as usize].0;
+                                    ((own >> c) & 1 ^ 1) as i32
+                                })
+                                .sum();
+                            let free = [1u8; BOARD_CELLS];
+                            let (_, open) = count_moves(
+                                &pos.b.cells,
+                                sq as isize,
+                                &t.move_rules[code as usize],
+                                color,
+                                &free,
+                                &mut |_| {},
+                            );
+                            assert_eq!(open, direct, "{name} {} on {sq}", pos.to_fen());
+                            checked += 1;
+                        }
+                    }
+                    let mut moves = MoveList::new();
+                    crate::movegen::legal_moves(&mut pos, &mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.make(moves[(rng.next_u64() % moves.len() as u64) as usize]);
+                }
+            }
+            if name == "chess" {
+                assert!(checked > 1000, "{name}: {checked}");
+            }
         }
     }
 
