@@ -8,8 +8,10 @@
 //! emptying a square that is not on any attack path toward the king, or
 //! filling a square, cannot expose the king.
 
-use crate::board::position::{Changes, Position};
-use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, MoveList, PieceType, Square};
+use crate::board::position::{Changes, MAX_MEN, Position};
+use crate::types::{
+    BOARD_CELLS, BOARD_WIDTH, Cell, Color, MAX_FILES, Move, MoveKind, MoveList, PieceType, Square,
+};
 use crate::variant::{AttackRay, CodeMask, Rule, SquareSet, Variant};
 
 type Cells = [Cell; BOARD_CELLS];
@@ -22,6 +24,36 @@ pub(crate) fn in_mask(mask: CodeMask, c: Cell) -> bool {
 #[inline(always)]
 fn at(cells: &Cells, sq: isize) -> Cell {
     cells[sq as usize]
+}
+
+/// Squares of one side's men, as in its piece list.
+type Men = arrayvec::ArrayVec<u8, MAX_MEN>;
+
+/// Whether `a` is `b` or a square next to it (one of the offsets of
+/// [`crate::variant::AROUND`]): with `BOARD_WIDTH` 16, `a - b + 17` is
+/// `16 * (ranks + 1) + (files + 1)`, in 0..=34 with a remainder by 16 of at
+/// most 2 exactly when both lie in -1..=1 (boards are at most 12 files wide).
+#[inline(always)]
+fn next_to(a: usize, b: usize) -> bool {
+    const _: () = assert!(BOARD_WIDTH == 16 && MAX_FILES <= 14);
+    let d = a.wrapping_sub(b).wrapping_add(17);
+    d <= 34 && d & 15 <= 2
+}
+
+/// The men of `men` that may attack `centre` or a square next to it (see
+/// [`crate::variant::AttackTable::reach_around`]). The king's one-step
+/// moves are tested from these men alone ([`attacked_from_men`]), with the
+/// same answers as [`attacked`]: usually a few men rather than all, looked
+/// up once for all the king's moves, against a walk from each target.
+fn men_around(cells: &Cells, v: &Variant, by: Color, centre: usize, men: &[u8]) -> Men {
+    let t = &v.attacks[by.index()];
+    let mut near = Men::new();
+    for &from in men {
+        if t.may_attack_around(from as usize, centre, cells[from as usize].0) {
+            let _ = near.try_push(from);
+        }
+    }
+    near
 }
 
 /// Calls `f` with the square of every man that attacks `target` along the
@@ -484,6 +516,7 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
         man_moves(&pos.b.cells, v, us, from, ep, out);
     }
     let mut keep = 0;
+    let mut near: Option<Men> = None;
     for i in 0..out.len() {
         let m = out[i];
         let from = m.from().index();
@@ -492,16 +525,27 @@ fn evasions(pos: &mut Position, out: &mut MoveList, d: &KingDanger) {
         }
         let ch = pos.changes(m);
         let ksq = if from == king { m.to().index() } else { king };
-        // A man landing on a square that stops every check touches every
-        // attack entry that gave check (each check's squares are among the
-        // squares its entry passes through), so only the entries through
-        // the changed squares can still attack the king, as out of check.
-        let test = if from != king && m.kind() != MoveKind::EnPassant {
-            KingTest::Through
+        let men = &pos.b.lists[them.index()].squares;
+        let safe = if from == king && next_to(ksq, king) {
+            let near =
+                near.get_or_insert_with(|| men_around(&pos.b.cells, &pos.variant, them, king, men));
+            let v = &*pos.variant;
+            !attacked_after(&mut pos.b.cells, &ch, |cells| {
+                attacked_from_men(cells, v, ksq, them, near)
+            })
         } else {
-            KingTest::All(&pos.b.lists[them.index()].squares)
+            // A man landing on a square that stops every check touches every
+            // attack entry that gave check (each check's squares are among the
+            // squares its entry passes through), so only the entries through
+            // the changed squares can still attack the king, as out of check.
+            let test = if from != king && m.kind() != MoveKind::EnPassant {
+                KingTest::Through
+            } else {
+                KingTest::All(men)
+            };
+            safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, test)
         };
-        if safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, them, test) {
+        if safe {
             out[keep] = m;
             keep += 1;
         }
@@ -530,25 +574,40 @@ fn safe_after(
     them: Color,
     test: KingTest,
 ) -> bool {
+    !attacked_after(
+        cells,
+        changes,
+        #[inline(always)]
+        |cells| match test {
+            KingTest::Through => attacked_through(
+                cells,
+                v,
+                king,
+                them,
+                changes.iter().map(|&(sq, _)| sq as usize),
+            ),
+            KingTest::All(men) => attacked_among(cells, v, king, them, men),
+        },
+    )
+}
+
+/// Apply `changes` to the cells, ask `attacked` about them, restore the cells.
+#[inline(always)]
+fn attacked_after(
+    cells: &mut Cells,
+    changes: &Changes,
+    attacked: impl FnOnce(&Cells) -> bool,
+) -> bool {
     let mut saved: arrayvec::ArrayVec<(u8, Cell), 4> = arrayvec::ArrayVec::new();
     for &(sq, c) in changes {
         saved.push((sq, cells[sq as usize]));
         cells[sq as usize] = c;
     }
-    let safe = match test {
-        KingTest::Through => !attacked_through(
-            cells,
-            v,
-            king,
-            them,
-            changes.iter().map(|&(sq, _)| sq as usize),
-        ),
-        KingTest::All(men) => !attacked_among(cells, v, king, them, men),
-    };
+    let attacked = attacked(cells);
     for &(sq, c) in saved.iter().rev() {
         cells[sq as usize] = c;
     }
-    safe
+    attacked
 }
 
 /// Whether making `mv` would attack the opponent's king, found on the cells
@@ -1766,6 +1825,86 @@ mod tests {
                 assert!(special_only > 1000, "{name}: {special_only}");
             }
         }
+    }
+
+    /// The men that [`men_around`] keeps for a king attack each square next
+    /// to it (the king moved there, capturing what stood there) exactly as
+    /// all the men do, along random games in every variant, for both
+    /// kings; and they are fewer than all in most positions.
+    #[test]
+    fn the_men_around_a_king_attack_its_next_squares_as_all_do() {
+        for (name, seed) in [
+            ("chess", 5),
+            ("combination", 6),
+            ("team-mate", 7),
+            ("compound", 8),
+        ] {
+            let v = VariantSet::builtin()
+                .compile(name)
+                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let mut rng = crate::selfplay::Rng::new(seed);
+            let (mut attacked_squares, mut tests, mut fewer, mut positions) = (0, 0, 0, 0);
+            for _ in 0..30 {
+                random_game(Position::startpos(v.clone()), 100, &mut rng, |pos| {
+                    positions += 1;
+                    for us in Color::BOTH {
+                        let them = us.flip();
+                        let king = pos.b.kings[us.index()] as usize;
+                        let men = &pos.b.lists[them.index()].squares;
+                        let near = men_around(&pos.b.cells, &v, them, king, men);
+                        fewer += usize::from(near.len() < men.len());
+                        for &k in &crate::variant::AROUND {
+                            let to = (king as isize + k) as usize;
+                            if pos.b.cells[to].is_offboard() || pos.b.cells[to].is_color(us) {
+                                continue;
+                            }
+                            assert!(next_to(to, king));
+                            let mut cells = pos.b.cells;
+                            cells[king] = Cell::EMPTY;
+                            cells[to] = pos.b.cells[king];
+                            let all = attacked(&cells, &v, to, them);
+                            assert_eq!(
+                                attacked_from_men(&cells, &v, to, them, &near),
+                                all,
+                                "{name} {}: {them:?} on {to}",
+                                pos.to_fen()
+                            );
+                            tests += 1;
+                            attacked_squares += usize::from(all);
+                        }
+                    }
+                });
+            }
+            assert!(
+                attacked_squares > 300 && tests > 3 * attacked_squares / 2,
+                "{name}: {attacked_squares} of {tests}"
+            );
+            assert!(
+                fewer > positions,
+                "{name}: {fewer} of {positions} (two kings each)"
+            );
+        }
+    }
+
+    /// `next_to` against files and ranks for every pair of squares of the
+    /// largest board.
+    #[test]
+    fn next_to_is_one_file_and_one_rank() {
+        let squares: Vec<usize> = (0..crate::types::MAX_RANKS)
+            .flat_map(|r| (0..MAX_FILES).map(move |f| (f, r)))
+            .map(|(f, r)| (r + crate::types::RANK_PAD) * BOARD_WIDTH + f + crate::types::FILE_PAD)
+            .collect();
+        let mut near = 0;
+        for &a in &squares {
+            for &b in &squares {
+                let (fa, ra) = (a % BOARD_WIDTH, a / BOARD_WIDTH);
+                let (fb, rb) = (b % BOARD_WIDTH, b / BOARD_WIDTH);
+                let expected = fa.abs_diff(fb) <= 1 && ra.abs_diff(rb) <= 1;
+                assert_eq!(next_to(a, b), expected, "{a} {b}");
+                near += usize::from(expected);
+            }
+        }
+        assert!(near > 500, "{near}");
     }
 
     /// Play a random game from `pos` of at most `moves` moves, each chosen

@@ -128,6 +128,12 @@ impl FastRules {
 /// Added to a square difference to index [`Variant::pin_lines`].
 pub const PIN_OFFSET: isize = BOARD_CELLS as isize;
 
+/// Offsets from a square to itself and to the eight squares next to it.
+pub const AROUND: [isize; 9] = {
+    let w = crate::types::BOARD_WIDTH as isize;
+    [0, 1, -1, w, -w, w + 1, w - 1, -w + 1, -w - 1]
+};
+
 /// A set of board cell codes (a man of one type and colour each): bit `code`.
 pub type CodeMask = u64;
 
@@ -170,6 +176,11 @@ pub struct AttackTable {
     /// Per offset as in `by_offset`: the cell codes of the men with some
     /// entry there, so that most men are passed over at one look.
     pub reach_codes: Vec<CodeMask>,
+    /// Per offset as in `by_offset`, taken to a centre square: the cell
+    /// codes of the men that may attack the centre or a square next to it
+    /// (the union of `reach_codes` over the offsets of [`AROUND`]), so that
+    /// the king's one-step moves are tested against those men alone.
+    pub reach_around: Vec<CodeMask>,
     /// Attack tests walk from the attackers (see `movegen::attacked_among`)
     /// rather than from the target (see `index_by_offset` for when).
     pub from_men: bool,
@@ -200,6 +211,14 @@ impl AttackTable {
     pub fn may_attack(&self, from: usize, target: usize, code: u8) -> bool {
         let o = (target as isize - from as isize + PIN_OFFSET) as usize;
         (self.reach_codes[o] >> code) & 1 != 0
+    }
+
+    /// Whether the man with cell code `code` on `from` may attack `centre`
+    /// or a square next to it (see `reach_around`).
+    #[inline(always)]
+    pub fn may_attack_around(&self, from: usize, centre: usize, code: u8) -> bool {
+        let o = (centre as isize - from as isize + PIN_OFFSET) as usize;
+        (self.reach_around[o] >> code) & 1 != 0
     }
 
     /// The entries along which a man on `from` may attack `target`.
@@ -342,6 +361,16 @@ impl AttackTable {
         self.reach_codes = by_offset
             .iter()
             .map(|entries| entries.iter().fold(0, |m, a| m | a.mask))
+            .collect();
+        let codes_at = |o: isize| {
+            usize::try_from(o)
+                .ok()
+                .and_then(|i| self.reach_codes.get(i))
+                .copied()
+                .unwrap_or(0)
+        };
+        self.reach_around = (0..self.reach_codes.len() as isize)
+            .map(|o| AROUND.iter().fold(0, |m, &k| m | codes_at(o + k)))
             .collect();
         // From the target a test looks at every leap and walks every slide
         // and special ray; from the men it looks at each man once, and
