@@ -202,6 +202,30 @@ impl<'a> Exchange<'a> {
         });
     }
 
+    /// Every man of either colour that captures onto the target, into the
+    /// sets of both. The second side is often needed (about 40% of the
+    /// exchanges in chess, 67% in Compound) and costs almost nothing more
+    /// in one walk. Collected now rather than when that side first
+    /// captures, its set is the same then: until that capture only
+    /// squares are emptied, and [`Exchange::add_xrays`] adds the men
+    /// whose rays open through them to every collected set.
+    fn collect_both(&mut self, both: &crate::variant::BothSides) {
+        self.collected = [true; 2];
+        let s = self.target as isize;
+        for &(d, mask) in &both.leaps {
+            let q = (s - d as isize) as usize;
+            let c = self.cells[q];
+            if in_mask(mask, c) {
+                self.attackers[c.color().index()].insert(q);
+            }
+        }
+        for sl in &both.slides {
+            if let Some(q) = slide_attacker(&self.cells, sl, s) {
+                self.attackers[self.cells[q].color().index()].insert(q);
+            }
+        }
+    }
+
     /// After `from` emptied: add the men whose rays through `from` now reach
     /// the target (only the slides and special rays can open; a leap's
     /// attacker is on the emptied square itself or unaffected).
@@ -272,7 +296,10 @@ impl<'a> Exchange<'a> {
     fn capture(&mut self) -> Option<i32> {
         let us = self.stm;
         if !self.collected[us.index()] {
-            self.collect(us);
+            match &self.v.capture_both {
+                Some(both) if !self.collected[us.flip().index()] => self.collect_both(both),
+                _ => self.collect(us),
+            }
         }
         let v = self.v;
         // The cheapest non-royal man, the lowest square among equals.

@@ -3,8 +3,8 @@
 use super::betza::{self, Path};
 use super::ini::{Entry, IniError, Section};
 use super::{
-    AttackRay, AttackTable, CastlingRule, DeadRule, FastRules, MatingRules, PIN_OFFSET, PieceInfo,
-    Rule, SquareSet, Variant, XboardInfo, Zobrist,
+    AttackRay, AttackTable, BothSides, CastlingRule, DeadRule, FastRules, MatingRules, PIN_OFFSET,
+    PieceInfo, Rule, SquareSet, Variant, XboardInfo, Zobrist,
 };
 use crate::types::{BOARD_CELLS, Color, MAX_FILES, MAX_RANKS, PieceType, Square};
 use std::collections::HashMap;
@@ -1097,6 +1097,7 @@ pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Varia
             capture_attacks[0].check_map(),
             capture_attacks[1].check_map(),
         ],
+        capture_both: BothSides::merge(&capture_attacks),
         capture_attacks,
         attacks,
         landing,

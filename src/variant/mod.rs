@@ -150,6 +150,47 @@ pub struct AttackRay {
     pub masks: arrayvec::ArrayVec<CodeMask, 12>,
 }
 
+/// The leaps and plain slides of both colours' attack tables merged: each
+/// leap offset once, with the cell codes of both colours' men that leap
+/// along it, and each slide once, with both colours' codes. A cell code
+/// names its colour, so one look at a square finds the attackers of both
+/// sides. Built only where the tables have no special rays, are looked
+/// at from the target, and slide the same length along a step they share.
+#[derive(Clone, Debug)]
+pub struct BothSides {
+    pub leaps: Vec<(i16, CodeMask)>,
+    pub slides: Vec<Slide>,
+}
+
+impl BothSides {
+    /// The merged table, or None where the two tables do not allow it.
+    pub fn merge(tables: &[AttackTable; 2]) -> Option<BothSides> {
+        let [w, b] = tables;
+        if w.from_men || b.from_men || !w.special.is_empty() || !b.special.is_empty() {
+            return None;
+        }
+        let mut leaps: Vec<(i16, CodeMask)> = Vec::new();
+        for &(step, mask) in w.leaps.iter().chain(&b.leaps) {
+            match leaps.iter_mut().find(|(s, _)| *s == step) {
+                Some((_, m)) => *m |= mask,
+                None => leaps.push((step, mask)),
+            }
+        }
+        let mut slides: Vec<Slide> = Vec::new();
+        for sl in w.slides.iter().chain(&b.slides) {
+            match slides.iter_mut().find(|x| x.step == sl.step) {
+                Some(x) if x.len == sl.len => {
+                    x.near |= sl.near;
+                    x.far |= sl.far;
+                }
+                Some(_) => return None,
+                None => slides.push(sl.clone()),
+            }
+        }
+        Some(BothSides { leaps, slides })
+    }
+}
+
 /// A plain sliding attack ray: walking back from the target, the first man met
 /// attacks when its code is in `near` (distance 1) or `far` (2..=len).
 #[derive(Clone, Debug)]
@@ -531,6 +572,10 @@ pub struct Variant {
     pub capture_attacks: [AttackTable; 2],
     /// Per attacking colour: [`AttackTable::check_map`] of `capture_attacks`.
     pub capture_map: [Vec<u64>; 2],
+    /// `capture_attacks` of both colours as one table, where both are
+    /// leaps and plain slides looked at from the target (see
+    /// [`BothSides`]).
+    pub capture_both: Option<BothSides>,
     /// Per moving colour: cell codes a plain move may land on (empty or enemy).
     pub landing: [CodeMask; 2],
     /// En-passant capture rays per capturing colour.
@@ -735,6 +780,70 @@ impl VariantSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The merged capture table of both colours holds every leap and slide
+    /// of each colour's table (each code at its offset or on its step,
+    /// with the same length) and nothing else; it is built for the
+    /// variants whose tables allow it (the exchange evaluation's tests
+    /// against a brute-force exchange then run through it) and not for
+    /// Team-Mate, whose bent and lame attackers are walked from the men.
+    #[test]
+    fn both_sides_capture_table_is_the_union_of_the_two() {
+        for (name, merged) in [
+            ("chess", true),
+            ("combination", true),
+            ("compound", true),
+            ("team-mate", false),
+        ] {
+            let v = VariantSet::builtin().compile(name).expect("variant");
+            let Some(both) = &v.capture_both else {
+                assert!(!merged, "{name}: no merged table");
+                continue;
+            };
+            assert!(merged, "{name}: a merged table");
+            let leap_codes = |step: i16, t: &[(i16, CodeMask)]| {
+                t.iter()
+                    .filter(|&&(s, _)| s == step)
+                    .fold(0, |m, &(_, mask)| m | mask)
+            };
+            let [w, b] = &v.capture_attacks;
+            for &(step, mask) in &both.leaps {
+                assert_eq!(
+                    mask,
+                    leap_codes(step, &w.leaps) | leap_codes(step, &b.leaps)
+                );
+            }
+            for &(step, mask) in w.leaps.iter().chain(&b.leaps) {
+                assert_eq!(
+                    leap_codes(step, &both.leaps) & mask,
+                    mask,
+                    "{name}: leap {step}"
+                );
+            }
+            for sl in w.slides.iter().chain(&b.slides) {
+                let m = both.slides.iter().find(|x| x.step == sl.step);
+                let m = m.unwrap_or_else(|| panic!("{name}: slide {}", sl.step));
+                assert_eq!(m.len, sl.len);
+                assert_eq!((m.near & sl.near, m.far & sl.far), (sl.near, sl.far));
+            }
+            for m in &both.slides {
+                let codes = |t: &AttackTable| {
+                    t.slides
+                        .iter()
+                        .filter(|x| x.step == m.step)
+                        .fold((0, 0), |(n, f), x| (n | x.near, f | x.far))
+                };
+                let (wn, wf) = codes(w);
+                let (bn, bf) = codes(b);
+                assert_eq!(
+                    (m.near, m.far),
+                    (wn | bn, wf | bf),
+                    "{name}: slide {}",
+                    m.step
+                );
+            }
+        }
+    }
 
     /// The header of the shipped ini file documents every key.
     #[test]
