@@ -103,6 +103,11 @@ pub struct EvalTables {
     /// move ordering, exchanges and pruning; the evaluation's own material
     /// weights may differ.
     pub value: Vec<i32>,
+    /// The promotion type of the highest `value` (the first among equals),
+    /// and the most a pawn-type man gains by promoting to it (0 when none
+    /// can), for the exchange evaluation.
+    pub best_promotion: Option<PieceType>,
+    pub promotion_gain: i32,
     /// Per cell code: the slide directions counted for mobility (empty for
     /// pawn types and men that do not slide).
     pub rides: Vec<Vec<i16>>,
@@ -380,6 +385,21 @@ pub fn build_tables(
             !counted.is_empty() && walked == counted
         })
         .fold(0u64, |mask, code| mask | 1 << code);
+    let best_promotion = v.promotion_types.iter().copied().reduce(|a, b| {
+        if value[b.index()] > value[a.index()] {
+            b
+        } else {
+            a
+        }
+    });
+    let cheapest_pawn = (0..n)
+        .filter(|&i| v.promotion_pawns & (1u64 << i) != 0)
+        .map(|i| value[i])
+        .min();
+    let promotion_gain = match (best_promotion, cheapest_pawn) {
+        (Some(kind), Some(pawn)) => value[kind.index()].saturating_sub(pawn).max(0),
+        _ => 0,
+    };
     let royal = (0..n)
         .filter(|&i| v.pieces[i].royal)
         .fold(0u64, |mask, i| mask | PieceType(i as u8).bit());
@@ -400,6 +420,8 @@ pub fn build_tables(
         phase,
         max_phase,
         value,
+        best_promotion,
+        promotion_gain,
         rides,
         sliders,
         open_in_moves,

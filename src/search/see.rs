@@ -364,32 +364,15 @@ impl<'a> Exchange<'a> {
 }
 
 /// The most valuable promotion type, whether promotion is optional, and the
-/// most a pawn-type man gains by promoting.
+/// most a pawn-type man gains by promoting (both worked out with the
+/// evaluation tables, see [`crate::eval::EvalTables::best_promotion`]).
 fn promotion_on(v: &Variant) -> (Promotion, i32) {
     let optional = !v.mandatory_promotion;
-    let best = v.promotion_types.iter().copied().reduce(|a, b| {
-        if v.eval.value[b.index()] > v.eval.value[a.index()] {
-            b
-        } else {
-            a
-        }
-    });
-    let Some(kind) = best else {
-        let p = if optional {
-            Promotion::None
-        } else {
-            Promotion::Barred
-        };
-        return (p, 0);
-    };
-    let mut cheapest_pawn = i32::MAX;
-    for (i, _) in v.pieces.iter().enumerate() {
-        if v.promotion_pawns & (1u64 << i) != 0 {
-            cheapest_pawn = cheapest_pawn.min(v.eval.value[i]);
-        }
+    match v.eval.best_promotion {
+        Some(kind) => (Promotion::To { kind, optional }, v.eval.promotion_gain),
+        None if optional => (Promotion::None, 0),
+        None => (Promotion::Barred, 0),
     }
-    let bound = (v.eval.value[kind.index()] - cheapest_pawn).max(0);
-    (Promotion::To { kind, optional }, bound)
 }
 
 /// Whether the exchange started by `m` (a legal or pseudo-legal move of the
