@@ -741,9 +741,8 @@ fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) 
     for color in Color::BOTH {
         let fwd: isize = if color == Color::White { 16 } else { -16 };
         // Mobility of sliders, cheaply: the directions not blocked at the
-        // first step by a friendly man. `own` has a bit for the cell code of
-        // each of this side's men (even codes from 2 for White, odd for Black).
-        let own = 0x5555_5555_5555_5554u64 << color.index();
+        // first step by a friendly man.
+        let own = own_codes(color);
         // Colour-bound types seen on light and on dark squares.
         let mut on = [0u64; 2];
         let enemy_king = Square(pos.b.kings[color.flip().index()]);
@@ -837,6 +836,13 @@ fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) 
             acc.add(l.storm(), color, storm);
         }
     }
+}
+
+/// A bit for the cell code of each man of `color` (even codes from 2 for
+/// White, odd from 3 for Black).
+#[inline(always)]
+fn own_codes(color: Color) -> u64 {
+    0x5555_5555_5555_5554u64 << color.index()
 }
 
 /// Whether two squares are at most two files and two ranks apart, from
@@ -950,8 +956,7 @@ fn count_moves(
     capture: &mut impl FnMut(Cell),
 ) -> (i32, i32) {
     let them = us.flip();
-    // A bit for the cell code of each of our men, as in `positional_terms`.
-    let own = 0x5555_5555_5555_5554u64 << us.index();
+    let own = own_codes(us);
     let free = |sq: isize| i32::from(free_cells[sq as usize]);
     let mut n = 0;
     let mut open = 0;
@@ -1363,7 +1368,7 @@ mod tests {
                 let mut pos = Position::startpos(v.clone());
                 for _ply in 0..100 {
                     for color in Color::BOTH {
-                        let own = 0x5555_5555_5555_5554u64 << color.index();
+                        let own = own_codes(color);
                         for &sq in pos.men(color) {
                             let code = pos.b.cells[sq as usize].0;
                             if (t.open_in_moves >> code) & 1 == 0 {

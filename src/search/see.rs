@@ -25,7 +25,7 @@ use crate::board::Position;
 use crate::board::position::MAX_MEN;
 use crate::movegen::{attacked, in_mask, man_attacks, scan_rays, slide_attacker};
 use crate::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, PieceType};
-use crate::variant::{PIN_OFFSET, SquareSet, Variant};
+use crate::variant::{CodeMask, PIN_OFFSET, Slide, SquareSet, Variant};
 
 type Cells = [Cell; BOARD_CELLS];
 
@@ -162,9 +162,9 @@ impl<'a> Exchange<'a> {
     fn collect(&mut self, color: Color) {
         let v = self.v;
         let t = &v.capture_attacks[color.index()];
-        let set = &mut self.attackers[color.index()];
         self.collected[color.index()] = true;
         if t.from_men {
+            let set = &mut self.attackers[color.index()];
             // The same men as the walks from the target below find: men
             // stand only where they stood before the move (the piece list),
             // where the move put them, and on the target, since the
@@ -184,22 +184,32 @@ impl<'a> Exchange<'a> {
             }
             return;
         }
-        let s = self.target as isize;
-        for &(d, mask) in &t.leaps {
-            let q = (s - d as isize) as usize;
-            if in_mask(mask, self.cells[q]) {
-                set.insert(q);
-            }
-        }
-        for sl in &t.slides {
-            if let Some(q) = slide_attacker(&self.cells, sl, self.target as isize) {
-                set.insert(q);
-            }
-        }
+        self.collect_plain(&t.leaps, &t.slides);
+        let set = &mut self.attackers[color.index()];
         scan_rays(&self.cells, v, &t.special, self.target, color, |q| {
             set.insert(q);
             false
         });
+    }
+
+    /// The men that capture onto the target along `leaps` and `slides`,
+    /// each into its own colour's set (a cell code names its colour, so
+    /// one colour's table fills only that colour's set).
+    #[inline(always)]
+    fn collect_plain(&mut self, leaps: &[(i16, CodeMask)], slides: &[Slide]) {
+        let s = self.target as isize;
+        for &(d, mask) in leaps {
+            let q = (s - d as isize) as usize;
+            let c = self.cells[q];
+            if in_mask(mask, c) {
+                self.attackers[c.color().index()].insert(q);
+            }
+        }
+        for sl in slides {
+            if let Some(q) = slide_attacker(&self.cells, sl, s) {
+                self.attackers[self.cells[q].color().index()].insert(q);
+            }
+        }
     }
 
     /// Every man of either colour that captures onto the target, into the
@@ -211,19 +221,7 @@ impl<'a> Exchange<'a> {
     /// whose rays open through them to every collected set.
     fn collect_both(&mut self, both: &crate::variant::BothSides) {
         self.collected = [true; 2];
-        let s = self.target as isize;
-        for &(d, mask) in &both.leaps {
-            let q = (s - d as isize) as usize;
-            let c = self.cells[q];
-            if in_mask(mask, c) {
-                self.attackers[c.color().index()].insert(q);
-            }
-        }
-        for sl in &both.slides {
-            if let Some(q) = slide_attacker(&self.cells, sl, s) {
-                self.attackers[self.cells[q].color().index()].insert(q);
-            }
-        }
+        self.collect_plain(&both.leaps, &both.slides);
     }
 
     /// After `from` emptied: add the men whose rays through `from` now reach
