@@ -1,7 +1,7 @@
 //! Perft speed per variant (one thread, bulk counting). Each benchmark first
 //! asserts its node count, so a faster but wrong generator cannot pass.
 
-use amalgam::perft::perft;
+use amalgam::rules::perft::perft;
 use amalgam::{Position, VariantSet};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Duration;

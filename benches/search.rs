@@ -3,7 +3,7 @@
 //! first (the search is deterministic), so a change of behaviour shows.
 
 use amalgam::VariantSet;
-use amalgam::bench::run;
+use amalgam::engine::bench::run;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Duration;
 

@@ -4,9 +4,9 @@
 // one outside the tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
-use amalgam::board::Position;
-use amalgam::perft::divide;
-use amalgam::variant::VariantSet;
+use amalgam::rules::board::Position;
+use amalgam::rules::perft::divide;
+use amalgam::rules::variant::VariantSet;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -190,8 +190,8 @@ fn check_command(files: &[String]) -> ExitCode {
     if files.is_empty() {
         names = set.names().to_vec();
         let (_, e) = VariantSet::empty().load_str(
-            amalgam::variant::BUILTIN_INI,
-            amalgam::variant::BUILTIN_INI_NAME,
+            amalgam::rules::variant::BUILTIN_INI,
+            amalgam::rules::variant::BUILTIN_INI_NAME,
         );
         errors.extend(e);
     }
@@ -266,13 +266,13 @@ fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
     let a = Args::parse(args, &["--depth", "--threads"])?;
     let depth = a
         .get::<u32>("--depth")?
-        .unwrap_or(amalgam::bench::BENCH_DEPTH);
+        .unwrap_or(amalgam::engine::bench::BENCH_DEPTH);
     let threads = a.get::<usize>("--threads")?.unwrap_or(1);
     if !(1..=MAX_THREADS).contains(&threads) {
         return Err("--threads needs a number from 1 to 256".into());
     }
     let variant = a.positional.first().map(String::as_str);
-    let lines = amalgam::bench::run(set, variant, depth, threads)?;
+    let lines = amalgam::engine::bench::run(set, variant, depth, threads)?;
     let mut nodes = 0;
     let mut time = 0.0;
     for (i, l) in lines.iter().enumerate() {
@@ -297,8 +297,8 @@ fn bench_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> 
     Ok(ExitCode::SUCCESS)
 }
 
-fn limits_from(a: &Args) -> Result<amalgam::search::Limits, String> {
-    Ok(amalgam::search::Limits {
+fn limits_from(a: &Args) -> Result<amalgam::engine::search::Limits, String> {
+    Ok(amalgam::engine::search::Limits {
         depth: a.get("--depth")?,
         nodes: a.get("--nodes")?,
         movetime: a.get("--movetime")?,
@@ -370,7 +370,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         Some(_) => a.get("--movetime")?,
         None => Some(a.get("--movetime")?.unwrap_or(1000)),
     };
-    let text = amalgam::textfile::read(file, amalgam::textfile::MAX_DATA_BYTES)
+    let text = amalgam::util::textfile::read(file, amalgam::util::textfile::MAX_DATA_BYTES)
         .map_err(|e| format!("{file}: {e}"))?;
     let mut engine = amalgam::engine::Engine::with_variants(set);
     engine.set_variant(&variant)?;
@@ -385,7 +385,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let entry = match amalgam::epd::parse_line(&v, line) {
+        let entry = match amalgam::tools::epd::parse_line(&v, line) {
             Ok(e) => e,
             Err(e) => {
                 amalgam::outln!("line {}: skipped: {e}", n + 1);
@@ -395,7 +395,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         total += 1;
         engine.new_game();
         engine.set_position(Some(&entry.fen), &[])?;
-        let limits = amalgam::search::Limits {
+        let limits = amalgam::engine::search::Limits {
             movetime,
             nodes,
             ..Default::default()
@@ -423,7 +423,7 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         if ok {
             solved += 1;
         } else {
-            let mut sans = |moves: &[amalgam::types::Move]| {
+            let mut sans = |moves: &[amalgam::rules::types::Move]| {
                 moves
                     .iter()
                     .map(|&m| pos.san(m))
@@ -510,15 +510,16 @@ fn datagen_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String
     let openings = match a.get::<String>("--openings")? {
         None => None,
         Some(file) => {
-            let text = amalgam::textfile::read(&file, amalgam::textfile::MAX_DATA_BYTES)
-                .map_err(|e| format!("{file}: {e}"))?;
+            let text =
+                amalgam::util::textfile::read(&file, amalgam::util::textfile::MAX_DATA_BYTES)
+                    .map_err(|e| format!("{file}: {e}"))?;
             Some(
-                amalgam::matchplay::openings::from_text(&v, &text)
+                amalgam::tools::matches::openings::from_text(&v, &text)
                     .map_err(|e| format!("{file}: {e}"))?,
             )
         }
     };
-    let opts = amalgam::datagen::DatagenOptions {
+    let opts = amalgam::tools::datagen::DatagenOptions {
         games,
         limits,
         threads,
@@ -537,7 +538,7 @@ fn datagen_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String
             p as f64 / secs.max(1e-3)
         );
     };
-    let summary = amalgam::datagen::run(&v, &opts, &mut file, &progress)?;
+    let summary = amalgam::tools::datagen::run(&v, &opts, &mut file, &progress)?;
     eprintln!();
     for e in &summary.errors {
         eprintln!("error: {e}");
@@ -580,8 +581,8 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     }
     let v = compile(set, variant)?;
     let out: String = a.get("--out")?.ok_or("tune needs --out PARAMS")?;
-    let defaults = amalgam::tune::TuneOptions::default();
-    let opts = amalgam::tune::TuneOptions {
+    let defaults = amalgam::tools::tune::TuneOptions::default();
+    let opts = amalgam::tools::tune::TuneOptions {
         epochs: a.get("--epochs")?.unwrap_or(defaults.epochs),
         seed: a.get("--seed")?.unwrap_or(defaults.seed),
         lambda: a.get("--lambda")?.unwrap_or(defaults.lambda),
@@ -610,14 +611,14 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     }
     let start = match a.get::<String>("--start")?.as_deref() {
         None | Some("current") => v.eval.params.clone(),
-        Some("defaults") => amalgam::eval::default_weights(&v),
+        Some("defaults") => amalgam::engine::eval::default_weights(&v),
         Some(other) => return Err(format!("--start: current or defaults, not '{other}'")),
     };
     let started = std::time::Instant::now();
     let mut samples = Vec::new();
     let mut provenance = Vec::new();
     for file in files {
-        let text = amalgam::textfile::read(file, amalgam::textfile::MAX_TRAINING_BYTES)
+        let text = amalgam::util::textfile::read(file, amalgam::util::textfile::MAX_TRAINING_BYTES)
             .map_err(|e| format!("{file}: {e}"))?;
         provenance.extend(
             text.lines()
@@ -625,7 +626,7 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
                 .take(20)
                 .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
         );
-        match amalgam::tune::read_data(&v, &text, file) {
+        match amalgam::tools::tune::read_data(&v, &text, file) {
             Ok(s) => samples.extend(s),
             Err(errors) => {
                 for e in errors.iter().take(10) {
@@ -650,7 +651,7 @@ fn tune_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     let mut report_epoch = |e: usize, train: f64, validation: f64| {
         amalgam::outln!("epoch {e}: training loss {train:.6}, validation loss {validation:.6}");
     };
-    let report = amalgam::tune::tune(&start, &samples, &opts, &mut report_epoch);
+    let report = amalgam::tools::tune::tune(&start, &samples, &opts, &mut report_epoch);
     let secs = fit.elapsed().as_secs_f64();
     let (last_train, last_validation) = report.epochs.last().copied().unwrap_or(report.before);
     let speed = (report.train_positions * opts.epochs) as f64 / secs.max(1e-9);
@@ -740,8 +741,8 @@ fn openings_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     };
     let v = compile(set, variant)?;
     let out: String = a.get("--out")?.ok_or("openings needs --out FILE")?;
-    let d = amalgam::openings::SuiteOptions::default();
-    let opts = amalgam::openings::SuiteOptions {
+    let d = amalgam::tools::openings::SuiteOptions::default();
+    let opts = amalgam::tools::openings::SuiteOptions {
         count: a.get("--count")?.unwrap_or(d.count),
         plies: a.get("--plies")?.unwrap_or(d.plies),
         max_score: a.get("--max-score")?.unwrap_or(d.max_score),
@@ -761,7 +762,7 @@ fn openings_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
         return Err("--max-score: not negative".into());
     }
     let start = Instant::now();
-    let lines = amalgam::openings::generate(&v, &opts, &mut |kept, tried| {
+    let lines = amalgam::tools::openings::generate(&v, &opts, &mut |kept, tried| {
         if kept % 50 == 0 {
             eprintln!(
                 "{kept} positions kept of {tried} tried, {:.1} s",
@@ -816,10 +817,10 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     let v = compile(set, variant)?;
     let games: usize = a.get("--games")?.unwrap_or(10);
     // Every game's record is kept until the end.
-    if games > amalgam::matchplay::config::MAX_GAMES {
+    if games > amalgam::tools::matches::config::MAX_GAMES {
         return Err(format!(
             "--games: at most {}",
-            amalgam::matchplay::config::MAX_GAMES
+            amalgam::tools::matches::config::MAX_GAMES
         ));
     }
     let limits = limits_from(&a)?;
@@ -828,7 +829,7 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     }
     let seed: u64 = a.get("--seed")?.unwrap_or(1);
     let start = Instant::now();
-    let (records, summary) = amalgam::selfplay::run(&v, games, &limits, seed);
+    let (records, summary) = amalgam::tools::selfplay::run(&v, games, &limits, seed);
     if let Some(path) = a.get::<String>("--pgn")? {
         let mut text = String::new();
         for r in &records {
@@ -859,14 +860,14 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
 }
 
 fn match_command(mut set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
-    use amalgam::matchplay::config::{MatchConfig, USAGE as MATCH_USAGE};
+    use amalgam::tools::matches::config::{MatchConfig, USAGE as MATCH_USAGE};
     if args.iter().any(|a| a == "--help" || a == "-h") {
         amalgam::outln!("{MATCH_USAGE}");
         return Ok(ExitCode::SUCCESS);
     }
     let (cfg, variant) = MatchConfig::parse(args, &mut set)?;
     let start = Instant::now();
-    let result = amalgam::matchplay::run(&cfg, variant);
+    let result = amalgam::tools::matches::run(&cfg, variant);
     amalgam::outln!(
         "{} games in {:.1} s",
         result.games,
@@ -885,13 +886,13 @@ fn pgn_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String> {
     if sub != "check" {
         return Err(format!("unknown pgn command '{sub}'\n{USAGE}"));
     }
-    let text = amalgam::textfile::read(file, amalgam::textfile::MAX_DATA_BYTES)
+    let text = amalgam::util::textfile::read(file, amalgam::util::textfile::MAX_DATA_BYTES)
         .map_err(|e| format!("{file}: {e}"))?;
-    let games = amalgam::matchplay::pgn::read_games(&text);
+    let games = amalgam::tools::matches::pgn::read_games(&text);
     let mut bad = 0;
     let mut plies = 0;
     for (i, g) in games.iter().enumerate() {
-        match amalgam::matchplay::pgn::check_game(set, g) {
+        match amalgam::tools::matches::pgn::check_game(set, g) {
             Ok(n) => plies += n,
             Err(e) => {
                 bad += 1;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use amalgam::variant::VariantSet;
+use amalgam::rules::variant::VariantSet;
 use amalgam::{MoveError, Position};
 use common::{Rng, data_dir};
 
@@ -165,7 +165,7 @@ fn broken_ini_files_report_their_lines() {
 /// Random edits of the shipped ini file never panic the reader or compiler.
 #[test]
 fn mutated_ini_never_panics() {
-    let base = amalgam::variant::BUILTIN_INI;
+    let base = amalgam::rules::variant::BUILTIN_INI;
     let lines: Vec<&str> = base.lines().collect();
     let mut rng = Rng(0xDEAD_BEEF_CAFE_F00D);
     let junk = [
@@ -201,7 +201,7 @@ fn mutated_ini_never_panics() {
         for n in names {
             if let Ok(v) = set.compile(&n) {
                 let mut p = Position::startpos(v);
-                let _ = amalgam::perft::perft(&mut p, 2);
+                let _ = amalgam::rules::perft::perft(&mut p, 2);
             }
         }
     }

@@ -627,7 +627,7 @@ fn open_walk(rng: &mut Rng, v: &Arc<Variant>, castling_kept: bool) -> (Position,
         let plies = rng.below(9);
         let (mut p, moves) = walk(rng, v, plies);
         let castling_ok = !castling_kept || p.to_fen().split(' ').nth(2) != Some("-");
-        if castling_ok && amalgam::game::outcome(&mut p).is_none() {
+        if castling_ok && amalgam::rules::game::outcome(&mut p).is_none() {
             return (p, moves);
         }
     }
@@ -1053,7 +1053,7 @@ fn synthetic_ini(rng: &mut Rng, tag: usize) -> Vec<u8> {
 
 fn gen_ini(rng: &mut Rng, ctx: &Ctx, tag: usize) -> Vec<u8> {
     match rng.below(10) {
-        0..=3 => mutate_ini(rng, amalgam::variant::BUILTIN_INI.as_bytes()),
+        0..=3 => mutate_ini(rng, amalgam::rules::variant::BUILTIN_INI.as_bytes()),
         4 | 5 => mutate_ini(rng, &ctx.user_ini_text),
         _ => {
             let s = synthetic_ini(rng, tag);
@@ -1799,7 +1799,7 @@ impl XbModel {
                     && let Ok(mv) = moves::from_gui(p, text)
                 {
                     p.make(mv);
-                    let over = amalgam::game::outcome(p).is_some();
+                    let over = amalgam::rules::game::outcome(p).is_some();
                     let stm = p.side_to_move();
                     let replies = !self.analyzing
                         && !over
@@ -2370,7 +2370,7 @@ fn setup(cfg: &Config) -> Ctx {
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-{}-seed{}", cfg.name, cfg.seed));
     std::fs::create_dir_all(&work).expect("work dir");
     let pristine_ini = work.join("builtin.ini");
-    std::fs::write(&pristine_ini, amalgam::variant::BUILTIN_INI).expect("write ini");
+    std::fs::write(&pristine_ini, amalgam::rules::variant::BUILTIN_INI).expect("write ini");
     let user_ini = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/user-variants.ini");
     let user_ini_text = std::fs::read(&user_ini).expect("user-variants.ini");
     // 3 MB of lines that look like an ini file, with errors everywhere.

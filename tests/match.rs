@@ -4,7 +4,7 @@
 
 mod common;
 
-use amalgam::matchplay::stats::{Score, Sprt, erf};
+use amalgam::tools::matches::stats::{Score, Sprt, erf};
 use common::run_amalgam;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -204,7 +204,7 @@ fn a_match_opens_from_the_shipped_suite() {
         assert!(r.ok, "{}{}", r.stdout, r.stderr);
         tags(&r.pgn, "FEN")
     };
-    let suite = amalgam::openings::shipped("chess").expect("suite");
+    let suite = amalgam::tools::openings::shipped("chess").expect("suite");
     let a = fens("1");
     assert_eq!(a.len(), 2);
     // Both colours from one opening, which is a suite position.

@@ -1,7 +1,7 @@
 //! Opening suites: `openings` is deterministic for a seed, and the shipped
 //! suites hold enough distinct, playable positions within their score limit.
 
-use amalgam::openings::{SuiteOptions, generate, shipped};
+use amalgam::tools::openings::{SuiteOptions, generate, shipped};
 use amalgam::{Position, VariantSet};
 use std::collections::HashSet;
 

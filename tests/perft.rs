@@ -4,7 +4,7 @@
 mod common;
 
 use amalgam::VariantSet;
-use amalgam::perft::{divide, perft};
+use amalgam::rules::perft::{divide, perft};
 use common::{data_dir, perft_rows, position};
 
 /// Rows up to this many leaves run in the normal suite; larger ones in the

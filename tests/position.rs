@@ -6,7 +6,7 @@
 
 mod common;
 
-use amalgam::movegen::{
+use amalgam::rules::movegen::{
     captures_of, captures_pseudo, gives_check, is_tactical, leaves_king_safe_unchecked, needs_test,
 };
 use amalgam::{Move, MoveKind, MoveList, Position, VariantSet};

@@ -4,7 +4,7 @@
 mod common;
 
 use amalgam::engine::Engine;
-use amalgam::search::{Limits, SearchResult, Value};
+use amalgam::engine::search::{Limits, SearchResult, Value};
 use common::data_dir;
 use std::time::{Duration, Instant};
 
@@ -60,12 +60,12 @@ fn mates_are_found_with_exact_distance() {
 #[test]
 fn bench_signature_is_deterministic() {
     let set = amalgam::VariantSet::builtin();
-    let a: Vec<u64> = amalgam::bench::run(&set, None, 5, 1)
+    let a: Vec<u64> = amalgam::engine::bench::run(&set, None, 5, 1)
         .expect("bench")
         .iter()
         .map(|l| l.nodes)
         .collect();
-    let b: Vec<u64> = amalgam::bench::run(&set, None, 5, 1)
+    let b: Vec<u64> = amalgam::engine::bench::run(&set, None, 5, 1)
         .expect("bench")
         .iter()
         .map(|l| l.nodes)

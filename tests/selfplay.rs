@@ -1,8 +1,8 @@
 //! Self-play games end by a rule with legal moves only, and their PGN reads
 //! back move by move.
 
-use amalgam::game::outcome;
-use amalgam::search::Limits;
+use amalgam::engine::search::Limits;
+use amalgam::rules::game::outcome;
 use amalgam::{Position, VariantSet};
 
 #[test]
@@ -14,7 +14,7 @@ fn selfplay_games_end_by_rule_and_pgn_reads_back() {
             nodes: Some(300),
             ..Default::default()
         };
-        let (records, summary) = amalgam::selfplay::run(&v, 4, &limits, 11);
+        let (records, summary) = amalgam::tools::selfplay::run(&v, 4, &limits, 11);
         assert!(summary.errors.is_empty(), "{variant}: {:?}", summary.errors);
         assert_eq!(summary.unterminated, 0, "{variant}");
         assert_eq!(records.len(), 4);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use amalgam::perft::perft;
+use amalgam::rules::perft::perft;
 use amalgam::{Position, VariantSet};
 use common::{data_dir, run_amalgam};
 

@@ -151,7 +151,7 @@ fn next_line(rx: &Receiver<Input>, queued: bool) -> Next {
 }
 
 /// A refused ini file in one line: its first error, and how many more.
-fn ini_errors(errors: &[crate::variant::IniError]) -> String {
+fn ini_errors(errors: &[crate::rules::variant::IniError]) -> String {
     let first = errors.first().map_or_else(String::new, |e| e.to_string());
     match errors.len() {
         0 | 1 => format!("{first} (file not loaded)"),
@@ -173,7 +173,7 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
             let line = match rx.recv() {
                 Ok(Input::Line(line)) => line,
                 Ok(Input::Bad { reason, .. }) => {
-                    crate::output::line(&format!("info string error: {reason}"));
+                    crate::util::output::line(&format!("info string error: {reason}"));
                     continue;
                 }
                 Err(_) => return,
@@ -187,7 +187,7 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
                 Some("--xboard") => break Protocol::Xboard,
                 Some("quit") => return,
                 None => continue,
-                Some(_) => crate::output::line("info string send 'uci' (or 'xboard') first"),
+                Some(_) => crate::util::output::line("info string send 'uci' (or 'xboard') first"),
             }
         },
     };

@@ -4,9 +4,9 @@
 //! Bad input gets an `info string` and changes nothing.
 
 use super::{Input, Next, first_word};
+use crate::engine::search::Limits;
 use crate::engine::{Engine, info_line};
-use crate::search::Limits;
-use crate::types::Move;
+use crate::rules::types::Move;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -97,7 +97,7 @@ fn needs_engine(line: &str) -> bool {
 /// Fairy-Stockfish's form: `info string variant NAME files F ranks R pocket 0
 /// template PARENT startpos FEN`. None for a variant GUIs know (no piece
 /// table of its own).
-fn variant_line(v: &crate::variant::Variant) -> Option<String> {
+fn variant_line(v: &crate::rules::variant::Variant) -> Option<String> {
     if v.xboard.piece_table.is_empty() {
         return None;
     }
@@ -118,7 +118,7 @@ fn saturate_u32(n: u64) -> u32 {
 }
 
 fn say(s: &str) {
-    crate::output::line(s);
+    crate::util::output::line(s);
 }
 
 impl Uci {

@@ -1,7 +1,7 @@
 //! XBoard time controls (`level`, `st`, `sd`, `time`, `otim`) turned into
 //! search limits.
 
-use crate::search::Limits;
+use crate::engine::search::Limits;
 
 /// Clock times from the GUI are clamped to this (about 31 years), so that
 /// sums and products of them can never overflow.

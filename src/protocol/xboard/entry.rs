@@ -21,8 +21,8 @@
 //! move without a suffix (the whole stack).
 
 use super::moves::{GuiBoard, parse_leg, to_gui};
-use crate::board::Position;
-use crate::types::{Move, Square};
+use crate::rules::board::Position;
+use crate::rules::types::{Move, Square};
 
 /// A move as the GUI holds it: from, an optional square the first leg ends
 /// on, destination and suffix (lower case).
@@ -242,7 +242,7 @@ impl Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::VariantSet;
+    use crate::rules::variant::VariantSet;
 
     fn position(variant: &str, fen: &str) -> Position {
         let v = VariantSet::builtin().compile(variant).expect("variant");

@@ -13,10 +13,10 @@ mod search;
 pub mod setup;
 
 use super::{Input, Next, first_word};
-use crate::board::Position;
 use crate::engine::Engine;
-use crate::types::Color;
-use crate::variant::{Variant, VariantSet};
+use crate::rules::board::Position;
+use crate::rules::types::Color;
+use crate::rules::variant::{Variant, VariantSet};
 use clock::{Clock, centiseconds};
 use search::{Job, JobKind, Shared};
 use std::collections::VecDeque;
@@ -90,7 +90,7 @@ fn setboard_ahead(queue: &VecDeque<Input>, variant: &str) -> Option<String> {
 }
 
 fn say(s: &str) {
-    crate::output::line(s);
+    crate::util::output::line(s);
 }
 
 /// Run XBoard until `quit` or the end of input.
@@ -568,7 +568,7 @@ impl Xboard {
             let mut e = self.engine();
             match moves::from_gui(e.position_mut(), text) {
                 Ok(m) => e.position_mut().make(m),
-                Err(crate::board::MoveError::Malformed(_)) => {
+                Err(crate::rules::notation::MoveError::Malformed(_)) => {
                     say(&format!("Illegal move (malformed): {text}"));
                     return;
                 }

@@ -6,8 +6,9 @@
 //! treat as a pawn as two legs through the victim.
 
 use super::setup::{self, wears_rook_glyph};
-use crate::board::{MoveError, Position};
-use crate::types::{Move, MoveKind, Square};
+use crate::rules::board::Position;
+use crate::rules::notation::MoveError;
+use crate::rules::types::{Move, MoveKind, Square};
 
 /// How a move is written for the GUI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

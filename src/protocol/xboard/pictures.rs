@@ -6,8 +6,8 @@
 //! other men as a disc with their letter, and a stack as its members side by
 //! side, so that a player sees what a stack holds.
 
-use crate::types::PieceType;
-use crate::variant::Variant;
+use crate::rules::types::PieceType;
+use crate::rules::variant::Variant;
 
 /// XBoard 4.9's names of its glyph slots, in the order of its piece types
 /// (the order of the piece table); the table's last character is the King.
@@ -226,7 +226,7 @@ pub fn pictures(v: &Variant) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::VariantSet;
+    use crate::rules::variant::VariantSet;
 
     fn variant(name: &str) -> std::sync::Arc<Variant> {
         VariantSet::builtin().compile(name).expect("variant")

@@ -4,9 +4,9 @@
 //! claim; the input thread can stop it, with or without its move.
 
 use super::{moves, say, setup};
-use crate::board::Position;
 use crate::engine::Engine;
-use crate::search::{Limits, SearchInfo, Value};
+use crate::engine::search::{Limits, SearchInfo, Value};
+use crate::rules::board::Position;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;

@@ -2,10 +2,10 @@
 //! the ini's piece table and Betza strings), what its FENs leave out, and how
 //! a finished game is claimed.
 
-use crate::board::Position;
-use crate::game::{Outcome, Termination, outcome};
-use crate::types::Color;
-use crate::variant::Variant;
+use crate::rules::board::Position;
+use crate::rules::game::{Outcome, Termination, outcome};
+use crate::rules::types::Color;
+use crate::rules::variant::Variant;
 
 /// The GUI's own moves for the glyph slots whose meaning it fixes: Pawn,
 /// Knight, Bishop, Rook and Queen in the first five slots, the King in the
@@ -133,7 +133,7 @@ pub fn claim(pos: &mut Position) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::VariantSet;
+    use crate::rules::variant::VariantSet;
 
     fn variant(name: &str) -> std::sync::Arc<Variant> {
         VariantSet::builtin().compile(name).expect("variant")

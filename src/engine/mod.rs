@@ -1,0 +1,254 @@
+//! The protocol-free engine: a variant, a position, a transposition table and
+//! search options; `go` searches and reports through callbacks. The XBoard and
+//! UCI front ends are thin layers over this.
+
+pub mod bench;
+pub mod eval;
+pub mod search;
+
+use crate::engine::search::history::SearchMemory;
+use crate::engine::search::tt::TranspositionTable;
+use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult};
+use crate::rules::board::Position;
+use crate::rules::types::Move;
+use crate::rules::variant::{Variant, VariantSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Default transposition table size in megabytes.
+pub const DEFAULT_HASH_MB: usize = 64;
+
+/// Largest hash table accepted, in megabytes (the UCI option's maximum).
+pub const MAX_HASH_MB: usize = 1 << 16;
+
+pub struct Engine {
+    variants: VariantSet,
+    variant: Arc<Variant>,
+    position: Position,
+    tt: Arc<TranspositionTable>,
+    /// What the searches of this game learnt about moves.
+    memory: SearchMemory,
+    options: SearchOptions,
+    stop: Arc<AtomicBool>,
+    /// Whether variants with a pair promotion (`pairPromotionTypes`) keep it;
+    /// off, they play as engines that lack it expect (Fairy-Max's Team-Mate).
+    pair_promotion: bool,
+}
+
+impl Engine {
+    /// An engine with the built-in variants, playing chess from the start.
+    pub fn new() -> Engine {
+        Engine::with_variants(VariantSet::builtin())
+    }
+
+    pub fn with_variants(variants: VariantSet) -> Engine {
+        let variant = variants
+            .compile("chess")
+            .or_else(|_| {
+                variants
+                    .names()
+                    .first()
+                    .ok_or(())
+                    .and_then(|n| variants.compile(n).map_err(|_| ()))
+            })
+            .unwrap_or_else(|_| {
+                // The built-in file always defines chess; this is only reached
+                // with an empty user-made set.
+                VariantSet::builtin()
+                    .compile("chess")
+                    .unwrap_or_else(|e| panic!("built-in chess: {e:?}"))
+            });
+        let position = Position::startpos(variant.clone());
+        Engine {
+            variants,
+            variant,
+            position,
+            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
+            memory: SearchMemory::default(),
+            options: SearchOptions::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+            pair_promotion: true,
+        }
+    }
+
+    pub fn variants(&self) -> &VariantSet {
+        &self.variants
+    }
+
+    pub fn variants_mut(&mut self) -> &mut VariantSet {
+        &mut self.variants
+    }
+
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn position_mut(&mut self) -> &mut Position {
+        &mut self.position
+    }
+
+    /// Switch to a variant (its start position). Errors leave the engine as it was.
+    pub fn set_variant(&mut self, name: &str) -> Result<(), String> {
+        if !self.variants.names().iter().any(|n| n == name) {
+            return Err(format!("unknown variant '{name}'"));
+        }
+        let mut v = self.variants.compile(name).map_err(|e| {
+            e.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        if !self.pair_promotion && v.has_pair_promotion() {
+            v = Arc::new(v.without_pair_promotion());
+        }
+        self.position = Position::startpos(v.clone());
+        self.variant = v;
+        Ok(())
+    }
+
+    /// Switch the pair promotion of variants that have one on or off. The
+    /// current variant is compiled again and set to its start position.
+    pub fn set_pair_promotion(&mut self, on: bool) -> Result<(), String> {
+        self.pair_promotion = on;
+        let name = self.variant.name.clone();
+        self.set_variant(&name)
+    }
+
+    pub fn pair_promotion(&self) -> bool {
+        self.pair_promotion
+    }
+
+    /// Set the position: a FEN (`None` for the start position) and moves in
+    /// the engine's notation. Errors leave the engine as it was.
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
+        let mut pos = match fen {
+            None => Position::startpos(self.variant.clone()),
+            Some(f) => {
+                Position::from_fen(self.variant.clone(), f).map_err(|e| format!("bad FEN: {e}"))?
+            }
+        };
+        for m in moves {
+            let mv = pos.parse_move(m).map_err(|e| e.to_string())?;
+            pos.make(mv);
+        }
+        self.position = pos;
+        Ok(())
+    }
+
+    /// Resize the hash table to `mb` megabytes (1 to [`MAX_HASH_MB`]). When
+    /// the memory is refused, the old table stays and the error says so.
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
+        let mb = mb.clamp(1, MAX_HASH_MB);
+        if mb == self.tt.size_mb() {
+            return Ok(());
+        }
+        self.tt = Arc::new(TranspositionTable::try_new(mb)?);
+        Ok(())
+    }
+
+    pub fn hash_mb(&self) -> usize {
+        self.tt.size_mb()
+    }
+
+    pub fn set_threads(&mut self, n: usize) {
+        self.options.threads = n.clamp(1, 256);
+    }
+
+    pub fn set_multipv(&mut self, n: usize) {
+        self.options.multipv = n.clamp(1, 256);
+    }
+
+    /// Forget what earlier searches learnt (a new game).
+    pub fn new_game(&mut self) {
+        // No search holds the table between searches.
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.reset(),
+            None => self.tt.clear(),
+        }
+        self.memory.clear();
+    }
+
+    /// A handle that stops the running search when set.
+    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Stop a running search (from another thread, through the handle).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Forget an earlier stop request (before a new search).
+    pub fn clear_stop(&self) {
+        self.stop.store(false, Ordering::Relaxed);
+    }
+
+    /// Search the current position. Blocks until the search ends; `on_info`
+    /// receives the progress. `search_moves` limits the root moves (empty: all).
+    ///
+    /// A stop requested before the call is honoured (the search returns at
+    /// once), so a front end that starts the search on another thread clears
+    /// the flag with [`Engine::clear_stop`] before it starts the thread: a
+    /// `stop` that arrives while the thread is starting is then never lost.
+    pub fn go(
+        &mut self,
+        limits: &Limits,
+        search_moves: &[Move],
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        search::search(
+            &self.position,
+            limits,
+            &self.options,
+            &self.tt,
+            &mut self.memory,
+            &self.stop,
+            search_moves,
+            on_info,
+        )
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+/// Moves of a principal variation in the engine's notation.
+pub fn pv_text(pos: &Position, pv: &[Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    let mut out = Vec::new();
+    for &m in pv {
+        if !p.legal_moves().contains(&m) {
+            break;
+        }
+        out.push(p.move_text(m));
+        p.make(m);
+    }
+    out
+}
+
+/// A UCI-style `info` line for a search report.
+pub fn info_line(pos: &Position, info: &SearchInfo) -> String {
+    let score = match info.value {
+        search::Value::Cp(cp) => format!("cp {cp}"),
+        search::Value::Mate(n) => format!("mate {n}"),
+    };
+    format!(
+        "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+        info.depth,
+        info.seldepth,
+        info.multipv,
+        score,
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.time_ms,
+        pv_text(pos, &info.pv).join(" ")
+    )
+}

@@ -1,0 +1,311 @@
+//! FEN reading and writing for every variant: run lengths of any size (`10`),
+//! one letter per man or stack, castling rights `KQkq`, en-passant square.
+
+use super::position::{MAX_MEN, Position};
+use crate::rules::types::{Cell, Color, MAX_MOVES, Square};
+use crate::rules::variant::Variant;
+use std::fmt;
+use std::sync::Arc;
+
+/// Why a FEN was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenError(pub String);
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FenError {}
+
+/// The largest halfmove clock or fullmove number a FEN may give. Each move
+/// adds one to them, so a bound far below `u32::MAX` leaves room for any game
+/// played on from the position.
+pub const MAX_FEN_COUNTER: u32 = 1_000_000_000;
+
+fn fail<T>(msg: impl Into<String>) -> Result<T, FenError> {
+    Err(FenError(msg.into()))
+}
+
+impl Position {
+    /// Read a FEN. Missing trailing fields take their usual defaults
+    /// (`w - - 0 1`). Castling rights whose king or corner man is not on its
+    /// start square are dropped, as is an en-passant square with no man that
+    /// could just have double-stepped past it.
+    pub fn from_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
+        let v = variant.clone();
+        let mut pos = Position::empty(variant);
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        if fields.is_empty() {
+            return fail("empty FEN");
+        }
+        if fields.len() > 6 {
+            return fail(format!(
+                "FEN has {} fields, at most 6 expected",
+                fields.len()
+            ));
+        }
+        // Board.
+        let rows: Vec<&str> = fields[0].split('/').collect();
+        if rows.len() != v.ranks {
+            return fail(format!(
+                "board has {} ranks, the variant has {}",
+                rows.len(),
+                v.ranks
+            ));
+        }
+        let mut kings = [0usize; 2];
+        for (i, row) in rows.iter().enumerate() {
+            let rank = v.ranks - 1 - i;
+            let mut file = 0usize;
+            let mut chars = row.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c.is_ascii_digit() {
+                    let mut n = c.to_digit(10).unwrap_or(0) as usize;
+                    while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                        n = n * 10 + d as usize;
+                        chars.next();
+                        if n > 99 {
+                            break;
+                        }
+                    }
+                    if n == 0 {
+                        return fail(format!("rank {}: empty run of 0 squares", rank + 1));
+                    }
+                    file += n;
+                    if file > v.files {
+                        return fail(format!("rank {} has more than {} files", rank + 1, v.files));
+                    }
+                    continue;
+                }
+                let Some(t) = v.type_of_letter(c) else {
+                    return fail(format!("'{c}' is not a piece of {}", v.name));
+                };
+                if file >= v.files {
+                    return fail(format!("rank {} has more than {} files", rank + 1, v.files));
+                }
+                let color = if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                if t == v.king {
+                    kings[color.index()] += 1;
+                }
+                let sq = Square::new(file, rank).index();
+                if pos.b.lists[color.index()].squares.len() >= MAX_MEN {
+                    return fail("too many men");
+                }
+                pos.b.set(&v, sq, Cell::piece(t, color));
+                file += 1;
+            }
+            if file != v.files {
+                return fail(format!(
+                    "rank {} has {} files, the variant has {}",
+                    rank + 1,
+                    file,
+                    v.files
+                ));
+            }
+        }
+        if kings != [1, 1] {
+            return fail(format!(
+                "each side needs exactly one king (White has {}, Black has {})",
+                kings[0], kings[1]
+            ));
+        }
+        // Side to move.
+        pos.side = match fields.get(1).copied().unwrap_or("w") {
+            "w" => Color::White,
+            "b" => Color::Black,
+            s => return fail(format!("side to move must be w or b, found '{s}'")),
+        };
+        // Castling rights.
+        let castling = fields.get(2).copied().unwrap_or("-");
+        if castling != "-" {
+            for c in castling.chars() {
+                let (color, kingside) = match c {
+                    'K' => (Color::White, true),
+                    'Q' => (Color::White, false),
+                    'k' => (Color::Black, true),
+                    'q' => (Color::Black, false),
+                    _ => return fail(format!("castling field: unexpected '{c}'")),
+                };
+                if let Some(rule) = v
+                    .castling
+                    .iter()
+                    .find(|r| r.color == color && r.kingside == kingside)
+                {
+                    let king_ok = pos.b.cells[rule.king_from.index()] == Cell::piece(v.king, color);
+                    let corner = pos.b.cells[rule.rook_from.index()];
+                    let corner_ok = corner.is_color(color)
+                        && v.piece(corner.kind()).members & v.castling_pieces != 0;
+                    if king_ok && corner_ok {
+                        pos.castling |= 1 << rule.bit;
+                    }
+                }
+            }
+        }
+        // En passant.
+        let ep = fields.get(3).copied().unwrap_or("-");
+        if ep != "-" {
+            let Some(sq) = v.parse_square(ep) else {
+                return fail(format!("bad en-passant square '{ep}'"));
+            };
+            // The man that double-stepped stands one step beyond the square,
+            // seen from the side that moved.
+            let mover = pos.side.flip();
+            let victim = if mover == Color::White {
+                sq.index() + 16
+            } else {
+                sq.index() - 16
+            };
+            let vc = pos.b.cells[victim];
+            let stepper = vc.is_color(mover)
+                && v.piece(vc.kind()).rules[mover.index()]
+                    .iter()
+                    .any(|r| r.double_step);
+            if pos.b.cells[sq.index()].is_empty() && stepper {
+                pos.ep = sq.0;
+                pos.ep_victim = victim as u8;
+            }
+        }
+        // Clocks.
+        let number = |i: usize, default: u32, name: &str| -> Result<u32, FenError> {
+            match fields.get(i) {
+                None => Ok(default),
+                Some(s) => match s.parse::<u32>() {
+                    Ok(n) if n <= MAX_FEN_COUNTER => Ok(n),
+                    Ok(_) => Err(FenError(format!(
+                        "{name} must be at most {MAX_FEN_COUNTER}, found '{s}'"
+                    ))),
+                    Err(_) => Err(FenError(format!("{name} must be a number, found '{s}'"))),
+                },
+            }
+        };
+        pos.halfmove = number(4, 0, "halfmove clock")?;
+        pos.fullmove = number(5, 1, "fullmove number")?.max(1);
+        // Sanity: the side that just moved may not be in check, no man may
+        // stand where it must already have promoted, and the position must
+        // leave room in a move list.
+        let them = pos.side.flip();
+        if crate::rules::movegen::is_attacked(&pos, pos.b.kings[them.index()] as usize, pos.side) {
+            return fail("the side not to move is in check");
+        }
+        if v.mandatory_promotion {
+            for color in Color::BOTH {
+                for &sq in pos.men(color) {
+                    let t = pos.b.cells[sq as usize].kind();
+                    if v.promotion_pawns & t.bit() != 0
+                        && v.promotion_region[color.index()].contains(sq as usize)
+                    {
+                        return fail(format!(
+                            "a {} man stands on its promotion square {}",
+                            v.letter(t, color),
+                            v.square_name(Square(sq))
+                        ));
+                    }
+                }
+            }
+        }
+        for color in Color::BOTH {
+            if crate::rules::movegen::pseudo_legal_count(&pos, color) > MAX_MOVES / 2 {
+                return fail("position has too many moves");
+            }
+        }
+        pos.refresh_hash();
+        Ok(pos)
+    }
+
+    /// Write the position as FEN.
+    pub fn to_fen(&self) -> String {
+        let v = &*self.variant;
+        let mut s = String::new();
+        for rank in (0..v.ranks).rev() {
+            let mut empty = 0;
+            for file in 0..v.files {
+                let c = self.b.cells[Square::new(file, rank).index()];
+                if c.is_piece() {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push(v.letter(c.kind(), c.color()));
+                } else {
+                    empty += 1;
+                }
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        s.push(' ');
+        s.push(if self.side == Color::White { 'w' } else { 'b' });
+        s.push(' ');
+        let mut rights = String::new();
+        for (color, kingside, ch) in [
+            (Color::White, true, 'K'),
+            (Color::White, false, 'Q'),
+            (Color::Black, true, 'k'),
+            (Color::Black, false, 'q'),
+        ] {
+            if let Some(rule) = v
+                .castling
+                .iter()
+                .find(|r| r.color == color && r.kingside == kingside)
+                && self.castling & (1 << rule.bit) != 0
+            {
+                rights.push(ch);
+            }
+        }
+        if rights.is_empty() {
+            rights.push('-');
+        }
+        s.push_str(&rights);
+        s.push(' ');
+        if self.ep != 0 {
+            s.push_str(&v.square_name(Square(self.ep)));
+        } else {
+            s.push('-');
+        }
+        s.push_str(&format!(" {} {}", self.halfmove, self.fullmove));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::variant::VariantSet;
+
+    /// Moves add one to both counters: the largest ones a FEN may give
+    /// leave room for that, and larger ones are refused.
+    #[test]
+    fn clocks_at_the_bound_can_move_on() {
+        let v = VariantSet::builtin().compile("chess").expect("variant");
+        let fen = format!("4k3/8/8/8/8/8/8/4K3 b - - {MAX_FEN_COUNTER} {MAX_FEN_COUNTER}");
+        let mut p = Position::from_fen(v.clone(), &fen).expect("fen");
+        let m = p.parse_move("e8e7").expect("move");
+        p.make(m);
+        assert_eq!(p.halfmove_clock(), MAX_FEN_COUNTER + 1);
+        assert_eq!(p.fullmove_number(), MAX_FEN_COUNTER + 1);
+        p.unmake();
+        assert_eq!(p.to_fen(), fen);
+        for fen in [
+            "4k3/8/8/8/8/8/8/4K3 w - - 4294967295 1",
+            "4k3/8/8/8/8/8/8/4K3 b - - 0 4294967295",
+        ] {
+            let read = Position::from_fen(v.clone(), fen);
+            if let Ok(mut p) = read.clone() {
+                // What accepting them would lead to: the next move overflows.
+                let m = p.legal_moves()[0];
+                p.make(m);
+            }
+            assert!(read.is_err(), "{fen}");
+        }
+    }
+}

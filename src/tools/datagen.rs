@@ -1,0 +1,287 @@
+//! Training data from self-play: games from varied openings at a fixed
+//! number of nodes (or depth) per move, each quiet position written with
+//! the search's score and the game's result, for fitting an evaluation.
+//!
+//! One position a line, appended to the output file:
+//!
+//! ```text
+//! FEN | SCORE | RESULT
+//! ```
+//!
+//! SCORE is the search's score in centipawns from White's side, RESULT the
+//! game's result from White's side: `1.0`, `0.5` or `0.0`. A position is
+//! kept when the side to move is not in check, the move the search chose is
+//! neither a capture nor a promotion, and the score is no mate and within
+//! plus or minus 2,000. Games start from the opening suite given, else the
+//! variant's shipped suite (either followed by a few random plies), else
+//! random plies. Lines starting with `#` are
+//! comments (each run writes one with its settings).
+
+use crate::engine::search::history::SearchMemory;
+use crate::engine::search::tt::TranspositionTable;
+use crate::engine::search::{Limits, Value};
+use crate::rules::board::Position;
+use crate::rules::game::{Outcome, outcome};
+use crate::rules::types::{Color, MoveKind};
+use crate::rules::variant::Variant;
+use crate::tools::matches::openings::Opening;
+use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, Rng, game_move, random_opening};
+use rayon::prelude::*;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Scores beyond this are left out (the game is decided; they teach little
+/// and pull the fit toward the sigmoid's flat ends).
+const MAX_SCORE: i32 = 2_000;
+
+/// One kept position: FEN and score from White's side.
+struct Sample {
+    fen: String,
+    white_score: i32,
+}
+
+/// What a run is asked for.
+pub struct DatagenOptions {
+    pub games: usize,
+    pub limits: Limits,
+    pub threads: usize,
+    pub seed: u64,
+    /// Openings to start from (else the variant's shipped suite, else
+    /// random plies).
+    pub openings: Option<Vec<Opening>>,
+}
+
+/// Totals of a run.
+#[derive(Debug, Default)]
+pub struct DatagenSummary {
+    pub games: usize,
+    pub positions: usize,
+    pub errors: Vec<String>,
+}
+
+/// Random plies played after a suite's opening: the games are searched
+/// to a fixed number of nodes with a fresh table, so without them every
+/// game from one opening would be the same game.
+const SUITE_RANDOM_PLIES: usize = 4;
+
+/// The opening of game `g`.
+fn opening(variant: &Arc<Variant>, suite: &[Opening], rng: &mut Rng) -> Result<Position, String> {
+    if suite.is_empty() {
+        return Ok(random_opening(variant, RANDOM_PLIES, rng));
+    }
+    let o = &suite[(rng.next_u64() % suite.len() as u64) as usize];
+    let mut pos = Position::from_fen(variant.clone(), &o.fen).map_err(|e| e.to_string())?;
+    for &m in &o.moves {
+        pos.make(m);
+    }
+    for _ in 0..SUITE_RANDOM_PLIES {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos.make(moves[(rng.next_u64() % moves.len() as u64) as usize]);
+    }
+    Ok(pos)
+}
+
+/// Play one game; its kept positions and its result (White's points).
+fn play(
+    variant: &Arc<Variant>,
+    suite: &[Opening],
+    limits: &Limits,
+    seed: u64,
+) -> Result<(Vec<Sample>, f64), String> {
+    let mut rng = Rng::new(seed);
+    let mut pos = opening(variant, suite, &mut rng)?;
+    let tt = Arc::new(TranspositionTable::new(8));
+    let mut memory = SearchMemory::default();
+    let mut samples = Vec::new();
+    let mut plies = 0;
+    let result = loop {
+        if let Some((o, _)) = outcome(&mut pos) {
+            break match o {
+                Outcome::WhiteWins => 1.0,
+                Outcome::BlackWins => 0.0,
+                Outcome::Draw => 0.5,
+            };
+        }
+        if plies >= MAX_PLIES {
+            break 0.5;
+        }
+        let (m, value) = game_move(&mut pos, limits, &tt, &mut memory)?;
+        let capture = pos.cell(m.to()).is_piece() || m.kind() == MoveKind::EnPassant;
+        let promotion = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
+        if let Value::Cp(cp) = value
+            && !capture
+            && !promotion
+            && cp.abs() <= MAX_SCORE
+            && !pos.in_check()
+        {
+            let white_score = if pos.side_to_move() == Color::White {
+                cp
+            } else {
+                -cp
+            };
+            samples.push(Sample {
+                fen: pos.to_fen(),
+                white_score,
+            });
+        }
+        pos.make(m);
+        plies += 1;
+    };
+    Ok((samples, result))
+}
+
+/// Play the games on `threads` threads, appending each finished game's
+/// positions to `out` at once (an interrupted run keeps what it wrote);
+/// `progress` is called after each game with (games, positions, elapsed s).
+pub fn run(
+    variant: &Arc<Variant>,
+    opts: &DatagenOptions,
+    out: &mut (dyn Write + Send),
+    progress: &(dyn Fn(usize, usize, f64) + Sync),
+) -> Result<DatagenSummary, String> {
+    let shipped;
+    let suite: &[Opening] = match &opts.openings {
+        Some(list) => list,
+        None => {
+            shipped = crate::tools::openings::shipped(&variant.name)
+                .and_then(|text| crate::tools::matches::openings::from_text(variant, text).ok())
+                .unwrap_or_default();
+            &shipped
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.max(1))
+        .build()
+        .map_err(|e| format!("cannot start {} threads: {e}", opts.threads))?;
+    let out = Mutex::new(out);
+    let games = AtomicUsize::new(0);
+    let positions = AtomicUsize::new(0);
+    let errors = Mutex::new(Vec::new());
+    let start = Instant::now();
+    {
+        let mut w = out.lock().map_err(|_| "output lock")?;
+        writeln!(
+            w,
+            "# amalgam datagen {}: {} games, seed {}, {}",
+            variant.name,
+            opts.games,
+            opts.seed,
+            match (opts.limits.nodes, opts.limits.depth) {
+                (Some(n), _) => format!("{n} nodes a move"),
+                (_, Some(d)) => format!("depth {d}"),
+                _ => "no limit".to_string(),
+            }
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    pool.install(|| {
+        (0..opts.games).into_par_iter().for_each(|g| {
+            let seed = opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(g as u64);
+            match play(variant, suite, &opts.limits, seed) {
+                Err(e) => {
+                    if let Ok(mut v) = errors.lock() {
+                        v.push(e);
+                    }
+                }
+                Ok((samples, result)) => {
+                    let mut text = String::new();
+                    for s in &samples {
+                        text.push_str(&format!("{} | {} | {:.1}\n", s.fen, s.white_score, result));
+                    }
+                    let written =
+                        out.lock()
+                            .map_err(|_| "output lock".to_string())
+                            .and_then(|mut w| {
+                                w.write_all(text.as_bytes())
+                                    .and_then(|_| w.flush())
+                                    .map_err(|e| e.to_string())
+                            });
+                    match written {
+                        Err(e) => {
+                            if let Ok(mut v) = errors.lock() {
+                                v.push(e);
+                            }
+                        }
+                        Ok(()) => {
+                            let n = games.fetch_add(1, Ordering::Relaxed) + 1;
+                            let p = positions.fetch_add(samples.len(), Ordering::Relaxed)
+                                + samples.len();
+                            progress(n, p, start.elapsed().as_secs_f64());
+                        }
+                    }
+                }
+            }
+        });
+    });
+    Ok(DatagenSummary {
+        games: games.load(Ordering::Relaxed),
+        positions: positions.load(Ordering::Relaxed),
+        errors: errors.into_inner().unwrap_or_default(),
+    })
+}
+
+/// Read one data line: FEN, White's score, White's result.
+pub fn parse_line(line: &str) -> Option<(&str, i32, f64)> {
+    let mut f = line.split(" | ");
+    let fen = f.next()?.trim();
+    let score = f.next()?.trim().parse().ok()?;
+    let result: f64 = f.next()?.trim().parse().ok()?;
+    (f.next().is_none() && [0.0, 0.5, 1.0].contains(&result)).then_some((fen, score, result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::variant::VariantSet;
+
+    #[test]
+    fn games_write_quiet_positions_with_score_and_result() {
+        let set = VariantSet::builtin();
+        for name in ["chess", "combination"] {
+            let v = set.compile(name).expect("variant");
+            let opts = DatagenOptions {
+                games: 2,
+                limits: Limits {
+                    nodes: Some(300),
+                    ..Default::default()
+                },
+                threads: 2,
+                seed: 7,
+                openings: None,
+            };
+            let mut buf: Vec<u8> = Vec::new();
+            let summary = run(&v, &opts, &mut buf, &|_, _, _| {}).expect("run");
+            assert_eq!(summary.games, 2, "{:?}", summary.errors);
+            let text = String::from_utf8(buf).expect("utf-8");
+            let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+            assert_eq!(lines.len(), summary.positions);
+            assert!(summary.positions > 10, "{name}: {}", summary.positions);
+            for line in lines {
+                let (fen, score, _) = parse_line(line).unwrap_or_else(|| panic!("{line}"));
+                let mut pos = Position::from_fen(v.clone(), fen).expect("fen");
+                assert!(!pos.in_check(), "{line}");
+                assert!(score.abs() <= MAX_SCORE);
+                assert!(!pos.legal_moves().is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_refused() {
+        assert!(parse_line("8/8/8/8/8/8/8/K6k w - - 0 1 | 12 | 0.5").is_some());
+        for bad in [
+            "",
+            "x | y | z",
+            "fen | 1 | 0.7",
+            "fen | 1",
+            "fen | 1 | 1.0 | 2",
+        ] {
+            assert!(parse_line(bad).is_none(), "{bad}");
+        }
+    }
+}

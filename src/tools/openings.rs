@@ -1,0 +1,110 @@
+//! Opening suites: distinct positions reached by random legal plies from
+//! the start position, each kept only when a short search scores it within
+//! a margin of equality, written as EPD lines (`ce` holds the score). The
+//! shipped suites (`openings/VARIANT.epd`) are built into the binary and
+//! open matches and self-play when no other openings are given.
+
+use crate::engine::search::history::SearchMemory;
+use crate::engine::search::tt::TranspositionTable;
+use crate::engine::search::{Limits, SearchOptions, Value, search};
+use crate::rules::board::Position;
+use crate::rules::variant::Variant;
+use crate::tools::selfplay::{Rng, random_opening};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// How a suite is made.
+#[derive(Clone, Debug)]
+pub struct SuiteOptions {
+    pub count: usize,
+    pub plies: usize,
+    /// Largest score (centipawns, either side) a kept position may have.
+    pub max_score: i32,
+    pub seed: u64,
+    /// Nodes of the search that scores each position.
+    pub nodes: u64,
+}
+
+impl Default for SuiteOptions {
+    fn default() -> Self {
+        SuiteOptions {
+            count: 500,
+            plies: 8,
+            max_score: 100,
+            seed: 1,
+            nodes: 20_000,
+        }
+    }
+}
+
+/// Candidates tried per position asked for, before the suite is given up
+/// as short (a variant whose random openings are rarely balanced).
+const TRIES_PER_POSITION: usize = 50;
+
+/// The EPD lines of a suite. Deterministic for the options: random plies
+/// from a seeded generator, then a one-thread node-limited search with a
+/// fresh table. `progress` is told the positions kept and candidates tried.
+pub fn generate(
+    variant: &Arc<Variant>,
+    opts: &SuiteOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Vec<String> {
+    let mut rng = Rng::new(opts.seed);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let tries = opts.count.saturating_mul(TRIES_PER_POSITION);
+    for tried in 1..=tries {
+        if out.len() >= opts.count {
+            break;
+        }
+        let pos = random_opening(variant, opts.plies, &mut rng);
+        let fen = pos.to_fen();
+        let key: String = fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        if let Some(cp) = score(&pos, opts.nodes)
+            && cp.abs() <= opts.max_score
+        {
+            out.push(format!("{key} ce {cp};"));
+            progress(out.len(), tried);
+        }
+    }
+    out
+}
+
+/// The search score of a position (side to move's view), none for a mate.
+fn score(pos: &Position, nodes: u64) -> Option<i32> {
+    let tt = Arc::new(TranspositionTable::new(4));
+    let stop = Arc::new(AtomicBool::new(false));
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Default::default()
+    };
+    let r = search(
+        pos,
+        &limits,
+        &SearchOptions::default(),
+        &tt,
+        &mut SearchMemory::default(),
+        &stop,
+        &[],
+        &mut |_| {},
+    );
+    match r.value {
+        Value::Cp(cp) if r.best.is_some() => Some(cp),
+        _ => None,
+    }
+}
+
+/// The shipped suite of a variant, by its name.
+pub fn shipped(name: &str) -> Option<&'static str> {
+    match name {
+        "chess" => Some(include_str!("../../openings/chess.epd")),
+        "combination" => Some(include_str!("../../openings/combination.epd")),
+        "team-mate" => Some(include_str!("../../openings/team-mate.epd")),
+        "compound" => Some(include_str!("../../openings/compound.epd")),
+        _ => None,
+    }
+}

@@ -1,0 +1,196 @@
+//! Self-play: complete games inside one process from seeded openings (the
+//! variant's shipped suite, else random plies),
+//! ended by the variant's rules, with every move checked against the legal
+//! move list.
+
+use crate::engine::search::history::SearchMemory;
+use crate::engine::search::tt::TranspositionTable;
+use crate::engine::search::{Limits, SearchOptions, Value, search};
+use crate::rules::board::Position;
+use crate::rules::game::{GameRecord, Outcome, Termination, outcome};
+use crate::rules::types::Move;
+use crate::rules::variant::Variant;
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// Plies of random moves that open each game.
+pub const RANDOM_PLIES: usize = 6;
+/// A game longer than this many plies is reported as unterminated (a
+/// safeguard: the move rules end every game long before).
+pub const MAX_PLIES: usize = 2000;
+
+/// Deterministic pseudo-random numbers (SplitMix64).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// A random opening of `plies` legal moves that does not end the game.
+pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Position {
+    // Where no try gets that far (a variant whose games end sooner), the
+    // longest opening of the tries that still leaves a game to play.
+    let mut longest = Position::startpos(variant.clone());
+    for _ in 0..RANDOM_OPENING_TRIES {
+        let mut pos = Position::startpos(variant.clone());
+        let mut ok = true;
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                ok = false;
+                break;
+            }
+            let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+            pos.make(m);
+            if outcome(&mut pos).is_some() {
+                pos.unmake();
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            return pos;
+        }
+        if pos.ply_count() > longest.ply_count() {
+            longest = pos;
+        }
+    }
+    longest
+}
+
+/// Random openings tried before the longest is taken (see [`random_opening`]).
+const RANDOM_OPENING_TRIES: usize = 1000;
+
+/// The move a one-thread search chooses in a game, and its score; `Err`
+/// if the search gave no move or an illegal one.
+pub fn game_move(
+    pos: &mut Position,
+    limits: &Limits,
+    tt: &Arc<TranspositionTable>,
+    memory: &mut SearchMemory,
+) -> Result<(Move, Value), String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = search(
+        pos,
+        limits,
+        &SearchOptions::default(),
+        tt,
+        memory,
+        &stop,
+        &[],
+        &mut |_| {},
+    );
+    let Some(m) = r.best else {
+        return Err(format!("no move in {}", pos.to_fen()));
+    };
+    if !pos.legal_moves().contains(&m) {
+        return Err(format!("illegal move {:?} in {}", m, pos.to_fen()));
+    }
+    Ok((m, r.value))
+}
+
+/// Play one game; `Err` if the engine produced an illegal move or none.
+pub fn play_game(
+    variant: &Arc<Variant>,
+    limits: &Limits,
+    seed: u64,
+    round: usize,
+) -> Result<GameRecord, String> {
+    let mut rng = Rng::new(seed);
+    // A position of the shipped suite, else random plies.
+    let suite = crate::tools::openings::shipped(&variant.name)
+        .and_then(|text| crate::tools::matches::openings::from_text(variant, text).ok());
+    let start_fen = match suite {
+        Some(list) => list[(rng.next_u64() % list.len() as u64) as usize]
+            .fen
+            .clone(),
+        None => random_opening(variant, RANDOM_PLIES, &mut rng).to_fen(),
+    };
+    let mut pos = Position::from_fen(variant.clone(), &start_fen).map_err(|e| e.to_string())?;
+    let tt = Arc::new(TranspositionTable::new(8));
+    let mut memory = SearchMemory::default();
+    let mut moves = Vec::new();
+    let mut result = None;
+    while moves.len() < MAX_PLIES {
+        if let Some(r) = outcome(&mut pos) {
+            result = Some(r);
+            break;
+        }
+        let (m, _) = game_move(&mut pos, limits, &tt, &mut memory)?;
+        pos.make(m);
+        moves.push(m);
+    }
+    Ok(GameRecord {
+        variant: variant.name.clone(),
+        start_fen,
+        moves,
+        result,
+        white: "Amalgam".into(),
+        black: "Amalgam".into(),
+        round,
+        event: "Amalgam self-play".into(),
+    })
+}
+
+/// Summary of a self-play run.
+#[derive(Default, Debug)]
+pub struct Summary {
+    pub white_wins: usize,
+    pub black_wins: usize,
+    pub draws: usize,
+    pub unterminated: usize,
+    pub by_termination: std::collections::BTreeMap<Termination, usize>,
+    pub errors: Vec<String>,
+}
+
+/// Play `games` games in parallel (one search thread each).
+pub fn run(
+    variant: &Arc<Variant>,
+    games: usize,
+    limits: &Limits,
+    seed: u64,
+) -> (Vec<GameRecord>, Summary) {
+    let results: Vec<Result<GameRecord, String>> = (0..games)
+        .into_par_iter()
+        .map(|g| {
+            play_game(
+                variant,
+                limits,
+                seed.wrapping_add(g as u64 * 0x1000_0001),
+                g + 1,
+            )
+        })
+        .collect();
+    let mut summary = Summary::default();
+    let mut records = Vec::new();
+    for r in results {
+        match r {
+            Err(e) => summary.errors.push(e),
+            Ok(rec) => {
+                match rec.result {
+                    None => summary.unterminated += 1,
+                    Some((o, t)) => {
+                        match o {
+                            Outcome::WhiteWins => summary.white_wins += 1,
+                            Outcome::BlackWins => summary.black_wins += 1,
+                            Outcome::Draw => summary.draws += 1,
+                        }
+                        *summary.by_termination.entry(t).or_default() += 1;
+                    }
+                }
+                records.push(rec);
+            }
+        }
+    }
+    (records, summary)
+}
