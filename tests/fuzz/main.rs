@@ -1,0 +1,401 @@
+//! Fuzzing of the real binary (`amalgam`) through everything a user can feed
+//! it: seeded, reproducible, with no dependencies beyond the engine's own
+//! library (used to generate legal moves and to judge the engine's answers).
+//!
+//! What is fuzzed:
+//!
+//! - **UCI sessions** (`amalgam --uci`): `uci`, then 20 to 60 commands from a
+//!   grammar of valid ones with random arguments (`isready`, `ucinewgame`,
+//!   `setoption` of every option, `VariantPath` pointing at mutated ini
+//!   files, `position` with legal move sequences walked with the library and
+//!   sometimes illegal ones or mutated FENs, every form of `go`, `stop`,
+//!   `ponderhit`, `debug`), about a quarter of them mutated: flipped bytes,
+//!   tokens deleted, duplicated or shuffled, truncation, numbers replaced by
+//!   extremes, invalid UTF-8 (about one line in twenty), control characters,
+//!   lines of 200 KB, empty lines. `Threads`, `Hash`, `memory` and `cores`
+//!   lines are never mutated (the machine has two cores, and its memory is
+//!   shared). Every 10 to 20 lines `isready` must be answered within 15 s;
+//!   at the end, after `stop`, `go depth 3` (or `go ponder depth 3` and
+//!   `ponderhit`) from a legal position of a built-in variant must give a
+//!   legal `bestmove` within 30 s, and `quit` must end the process with
+//!   status 0 within 5 s.
+//! - **XBoard sessions** (`amalgam`, then `xboard` and `protover 2`): the
+//!   same with the XBoard commands (`new`, `variant`, `force`, `usermove` in
+//!   the GUI's move forms, `go`, `?`, `setboard`, clocks, `ping`, analysis,
+//!   take-backs, `memory`, `cores`, `option`, ...); the probe is `ping N` ->
+//!   `pong N`, and the final check `sd 3`, `go` -> a legal `move`.
+//! - **Variant files**: the built-in `variants.ini`, `tests/data/user-variants.ini`
+//!   and small generated files, with lines deleted, duplicated, swapped,
+//!   values changed, bytes flipped and above all Betza strings mutated
+//!   (modifiers, atoms, ranges, multi-leg `a` runs, parentheses), through
+//!   `amalgam check FILE`; for an accepted file, `amalgam --variants FILE
+//!   perft VARIANT startpos 2` for each variant it defines.
+//! - **PGN files**: games from `amalgam selfplay` of the four variants, with
+//!   flipped bytes, move tokens dropped, duplicated or swapped, damaged tags,
+//!   truncation, junk and invalid UTF-8, through `amalgam pgn check FILE`.
+//!
+//! A finding is a panic (`panicked` on standard error or status 101), a
+//! signal, a timeout, a session that ends or stops answering, an exit status
+//! the command does not use, or an illegal or missing move. Each is printed
+//! with its kind, the seed and the job (stream or file number), and the exact
+//! input (the bytes written to the engine's standard input, or the file) is
+//! written to `<target dir>/fuzz-findings/`, path printed.
+//!
+//! Running:
+//!
+//! - `cargo test --profile checked --test fuzz` runs `fuzz_short`: a fixed seed, 10
+//!   streams per protocol, 30 ini and 15 PGN files (seconds when the engine
+//!   has no defect; each finding adds up to a timeout).
+//! - `cargo test --profile checked --test fuzz -- --ignored --nocapture` runs
+//!   `fuzz_long`: `AMALGAM_FUZZ_STREAMS` streams per protocol (default 300),
+//!   `AMALGAM_FUZZ_FILES` ini files and as many PGN files (default 500),
+//!   seed `AMALGAM_FUZZ_SEED` (default 1).
+//!
+//! Reproducing a finding: the printed `replay` line. Files are replayed as
+//! they are (`amalgam check FILE`, `amalgam pgn check FILE`). A stream's
+//! saved input (`.in`, with the engine's output beside it in `.out`) can be
+//! fed to the engine by redirection (`amalgam --uci < FILE`, `amalgam < FILE`
+//! for XBoard), which reproduces what does not depend on timing (a panic, a
+//! line that ends the session); but then every line arrives at once and the
+//! final `quit` ends the session before queued searches run. To rerun one
+//! job as the harness drives it, run `fuzz_long` with its seed and
+//! `AMALGAM_FUZZ_ONLY=uci:N` (or `xboard:N`, `ini:N`, `pgn:N`): a job's
+//! input depends only on the seed and its number. The ini files a stream
+//! names lie in the work directory `<target dir>/tmp/fuzz-*-seedS/`, which is
+//! kept. `AMALGAM_FUZZ_KEEP=1` also keeps every stream there (`.in`, `.out`).
+//!
+//! Independent jobs run on two threads; a job holds one of two "core
+//! permits" per engine search thread it may cause (a stream with `Threads 2`
+//! holds both), so the engines never use more than the machine's two cores.
+
+use amalgam::protocol::xboard::moves;
+use amalgam::{Color, Position, Variant, VariantSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+mod files;
+mod harness;
+mod ini;
+mod lines;
+mod positions;
+mod process;
+mod rng;
+mod streams;
+mod uci;
+mod xboard;
+
+use files::*;
+use harness::*;
+use ini::*;
+use lines::*;
+use positions::*;
+use process::*;
+use rng::*;
+use streams::*;
+use uci::*;
+use xboard::*;
+
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_amalgam");
+pub(crate) const VARIANTS: [&str; 4] = ["chess", "combination", "team-mate", "compound"];
+
+/// How long `isready` / `ping` may take to be answered.
+pub(crate) const ANSWER: Duration = Duration::from_secs(15);
+/// How long the final `go depth 3` may take.
+pub(crate) const MOVE: Duration = Duration::from_secs(30);
+/// How long the process may take to exit after `quit`.
+pub(crate) const EXIT: Duration = Duration::from_secs(5);
+/// Time limit of `check`, `perft` and `pgn check`.
+pub(crate) const FILE_LIMIT: Duration = Duration::from_secs(20);
+pub(crate) const SELFPLAY_LIMIT: Duration = Duration::from_secs(120);
+
+/// Numbers that break careless arithmetic.
+#[rustfmt::skip]
+pub(crate) const EXTREMES: [&str; 13] = [
+    "0", "-1", "4294967296", "9223372036854775807", "18446744073709551615",
+    "99999999999999999999999", "1e300", "NaN", "-9223372036854775808", "1844674407370955162",
+    "inf", "-0", "0.0000001",
+];
+
+/// Byte sequences that are not UTF-8.
+pub(crate) const BAD_UTF8: [&[u8]; 7] = [
+    b"\xff",
+    b"\xe9",
+    b"\xc3",
+    b"\x80",
+    b"\xed\xa0\x80",
+    b"\xf8\x88\x80\x80\x80",
+    b"\xfe\xfe",
+];
+
+pub(crate) const CONTROL: [u8; 10] = [0x00, 0x01, 0x07, 0x08, b'\t', b'\r', 0x0b, 0x0c, 0x1b, 0x7f];
+
+// ---------------------------------------------------------------------------
+// The run
+
+fn setup(cfg: &Config) -> Ctx {
+    let work =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-{}-seed{}", cfg.name, cfg.seed));
+    std::fs::create_dir_all(&work).expect("work dir");
+    let pristine_ini = work.join("builtin.ini");
+    std::fs::write(&pristine_ini, amalgam::rules::variant::BUILTIN_INI).expect("write ini");
+    let user_ini = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/user-variants.ini");
+    let user_ini_text = std::fs::read(&user_ini).expect("user-variants.ini");
+    // 3 MB of lines that look like an ini file, with errors everywhere.
+    let mut rng = Rng::for_job(cfg.seed, 5, 0);
+    let mut junk = String::new();
+    while junk.len() < 3 << 20 {
+        match rng.below(4) {
+            0 => junk.push_str(&format!("[j{}:chess]\n", rng.below(1000))),
+            1 => junk.push_str(&format!("queen = q:{}\n", gen_betza(&mut rng))),
+            2 => {
+                let line = *rng.pick(&INI_JUNK_LINES);
+                junk.push_str(line);
+            }
+            _ => junk.push_str(&format!(
+                "{} = {}\n",
+                rng.pick(&PIECE_KEYS),
+                rng.pick(&INI_JUNK_VALUES)
+            )),
+        }
+        junk.push('\n');
+    }
+    let junk_ini = work.join("junk-3mb.ini");
+    std::fs::write(&junk_ini, junk).expect("write junk");
+    let builtin = VariantSet::builtin();
+    let variants: Vec<Arc<Variant>> = VARIANTS
+        .iter()
+        .map(|n| builtin.compile(n).unwrap_or_else(|e| panic!("{n}: {e:?}")))
+        .collect();
+    let no_pair = variants
+        .iter()
+        .map(|v| {
+            if v.has_pair_promotion() {
+                Arc::new(v.without_pair_promotion())
+            } else {
+                v.clone()
+            }
+        })
+        .collect();
+    Ctx {
+        seed: cfg.seed,
+        work,
+        findings_dir: target_dir().join("fuzz-findings"),
+        pristine_ini,
+        user_ini,
+        user_ini_text,
+        junk_ini,
+        pgn_bases: Vec::new(),
+        builtin,
+        variants,
+        no_pair,
+        permits: Permits::new(),
+        findings: Mutex::new(Vec::new()),
+        lines: AtomicUsize::new(0),
+        judged: AtomicUsize::new(0),
+        unjudged: AtomicUsize::new(0),
+    }
+}
+
+/// Games of the four variants for the PGN jobs (each a finding if self-play
+/// itself fails).
+fn selfplay_games(ctx: &mut Ctx) {
+    for (i, v) in VARIANTS.iter().enumerate() {
+        let path = ctx.work.join(format!("selfplay-{v}.pgn"));
+        let p = path.display().to_string();
+        let seed = (ctx.seed.wrapping_add(i as u64) % 1_000_000).to_string();
+        let args = [
+            "selfplay", v, "--games", "2", "--nodes", "300", "--pgn", &p, "--seed", &seed,
+        ];
+        let r = run_once(&args, SELFPLAY_LIMIT);
+        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
+            let replay = format!("{BIN} {}", args.join(" "));
+            ctx.report(
+                &format!("selfplay-{kind}"),
+                &format!("selfplay {v}"),
+                format!(
+                    "{why}; output: {}",
+                    r.stdout
+                        .lines()
+                        .rev()
+                        .take(3)
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                ),
+                r.stdout.as_bytes(),
+                "txt",
+                &replay,
+            );
+        }
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && !text.is_empty()
+        {
+            ctx.pgn_bases.push(text);
+        }
+    }
+    if ctx.pgn_bases.is_empty() {
+        ctx.pgn_bases
+            .push("[Variant \"chess\"]\n\n1. e4 e5 2. Nf3 *\n".into());
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Job {
+    Uci(usize),
+    Xboard(usize),
+    Ini(usize),
+    Pgn(usize),
+}
+
+fn job_name(j: Job) -> (&'static str, usize) {
+    match j {
+        Job::Uci(i) => ("uci", i),
+        Job::Xboard(i) => ("xboard", i),
+        Job::Ini(i) => ("ini", i),
+        Job::Pgn(i) => ("pgn", i),
+    }
+}
+
+fn run(cfg: &Config) -> Summary {
+    let start = Instant::now();
+    let mut ctx = setup(cfg);
+    selfplay_games(&mut ctx);
+    let mut jobs = Vec::new();
+    let most = cfg.streams.max(cfg.ini_files).max(cfg.pgn_files);
+    for i in 0..most {
+        if i < cfg.streams {
+            jobs.push(Job::Uci(i));
+            jobs.push(Job::Xboard(i));
+        }
+        if i < cfg.ini_files {
+            jobs.push(Job::Ini(i));
+        }
+        if i < cfg.pgn_files {
+            jobs.push(Job::Pgn(i));
+        }
+    }
+    if let Some(only) = &cfg.only {
+        jobs.retain(|&j| {
+            let (k, i) = job_name(j);
+            *only == format!("{k}:{i}")
+        });
+    }
+    let next = AtomicUsize::new(0);
+    let counts = Mutex::new([0usize; 4]);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&job) = jobs.get(k) else { break };
+                    match job {
+                        Job::Uci(i) => {
+                            let n = uci_stream(&ctx, i);
+                            ctx.lines.fetch_add(n, Ordering::Relaxed);
+                            lock(&counts)[0] += 1;
+                        }
+                        Job::Xboard(i) => {
+                            let n = xboard_stream(&ctx, i);
+                            ctx.lines.fetch_add(n, Ordering::Relaxed);
+                            lock(&counts)[1] += 1;
+                        }
+                        Job::Ini(i) => {
+                            ini_job(&ctx, i);
+                            lock(&counts)[2] += 1;
+                        }
+                        Job::Pgn(i) => {
+                            pgn_job(&ctx, i);
+                            lock(&counts)[3] += 1;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let c = *lock(&counts);
+    let findings: Vec<String> = lock(&ctx.findings).iter().map(|f| f.to_string()).collect();
+    let s = Summary {
+        uci_streams: c[0],
+        xboard_streams: c[1],
+        lines: ctx.lines.load(Ordering::Relaxed),
+        ini_files: c[2],
+        pgn_files: c[3],
+        judged: ctx.judged.load(Ordering::Relaxed),
+        unjudged: ctx.unjudged.load(Ordering::Relaxed),
+        findings,
+    };
+    println!(
+        "fuzz {} (seed {}): {} UCI and {} XBoard streams, {} lines sent, {} final moves judged \
+         ({} not), {} ini files, {} PGN files, {} findings, {:.1} s",
+        cfg.name,
+        cfg.seed,
+        s.uci_streams,
+        s.xboard_streams,
+        s.lines,
+        s.judged,
+        s.unjudged,
+        s.ini_files,
+        s.pgn_files,
+        s.findings.len(),
+        start.elapsed().as_secs_f64()
+    );
+    s
+}
+
+fn assert_clean(s: &Summary) {
+    for f in &s.findings {
+        println!("{f}");
+    }
+    assert!(
+        s.findings.is_empty(),
+        "{} finding(s); see above",
+        s.findings.len()
+    );
+}
+
+/// One fuzz run at a time (each uses both cores).
+pub(crate) static SERIAL: Mutex<()> = Mutex::new(());
+
+fn env_num(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}: not a number: {v}")),
+        Err(_) => default,
+    }
+}
+
+#[test]
+fn fuzz_short() {
+    let _serial = lock(&SERIAL);
+    let s = run(&Config {
+        name: "short",
+        seed: 0x5EED,
+        streams: 10,
+        ini_files: 30,
+        pgn_files: 15,
+        only: None,
+    });
+    assert_clean(&s);
+}
+
+#[test]
+#[ignore]
+fn fuzz_long() {
+    let _serial = lock(&SERIAL);
+    let files = env_num("AMALGAM_FUZZ_FILES", 500) as usize;
+    let s = run(&Config {
+        name: "long",
+        seed: env_num("AMALGAM_FUZZ_SEED", 1),
+        streams: env_num("AMALGAM_FUZZ_STREAMS", 300) as usize,
+        ini_files: files,
+        pgn_files: files,
+        only: std::env::var("AMALGAM_FUZZ_ONLY").ok(),
+    });
+    assert_clean(&s);
+}
