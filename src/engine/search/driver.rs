@@ -1,0 +1,348 @@
+//! The search's driver: iterative deepening with aspiration windows and
+//! MultiPV at the root, the Lazy SMP helper threads, and the collection of
+//! the result.
+
+use super::history::SearchMemory;
+use super::time::{self, Limits};
+use super::tt::TranspositionTable;
+use super::{
+    INFINITE, MATE, MATE_BOUND, MAX_PLY, NO_EVAL, SearchInfo, SearchOptions, SearchResult, Shared,
+    Value, Worker,
+};
+use crate::rules::board::Position;
+use crate::rules::types::Move;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long depth 1 may run on after a stop, counted from the start of the
+/// search, when the search has no time limit. With one, it may run until
+/// twice the hard limit, which is at most the clock left.
+const DEPTH1_GRACE: Duration = Duration::from_secs(1);
+
+struct RootMove {
+    mv: Move,
+    score: i32,
+    pv: Vec<Move>,
+}
+
+impl RootMove {
+    /// The root moves, not yet searched.
+    fn list(legal: &[Move]) -> Vec<RootMove> {
+        legal
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITE,
+                pv: vec![mv],
+            })
+            .collect()
+    }
+}
+
+impl Worker<'_> {
+    /// A line of the search's output for a root move's line, with the node
+    /// count, time and table use of now.
+    fn info_line(&mut self, depth: i32, multipv: usize, value: Value, pv: Vec<Move>) -> SearchInfo {
+        self.flush();
+        let nodes = self.shared.nodes.load(Ordering::Relaxed);
+        let elapsed = self.shared.start.elapsed();
+        SearchInfo {
+            depth: depth as u32,
+            seldepth: self.seldepth as u32,
+            multipv,
+            value,
+            bound: None,
+            nodes,
+            nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64,
+            time_ms: elapsed.as_millis() as u64,
+            hashfull: self.shared.tt.hashfull(),
+            pv,
+        }
+    }
+
+    /// Search the root moves `first..` with a window; returns the best score.
+    fn root_search(
+        &mut self,
+        roots: &mut [RootMove],
+        first: usize,
+        mut alpha: i32,
+        beta: i32,
+        depth: i32,
+    ) -> i32 {
+        let mut best = -INFINITE;
+        let in_check = self.pos.in_check();
+        self.evals[0] = NO_EVAL;
+        self.root_depth = depth;
+        for i in first..roots.len() {
+            let m = roots[i].mv;
+            self.keys[0] = Some(self.mem.key(&self.pos, m));
+            self.pos.make(m);
+            let mut score;
+            if i == first {
+                score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
+            } else {
+                let quiet = self.pos.cell(m.to()).is_empty();
+                let r = if quiet && !in_check && depth >= 3 && i - first >= 4 {
+                    1
+                } else {
+                    0
+                };
+                score = -self.search(-alpha - 1, -alpha, depth - 1 - r, 1, false, true);
+                if score > alpha && (score < beta || r > 0) {
+                    score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
+                }
+            }
+            self.pos.unmake();
+            if self.aborted {
+                return best;
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha {
+                roots[i].score = score;
+                let mut pv = vec![m];
+                pv.extend_from_slice(&self.pv[1]);
+                roots[i].pv = pv;
+                // Keep the best move first.
+                roots[first..=i].rotate_right(1);
+                alpha = score;
+                if score >= beta {
+                    return score;
+                }
+            } else {
+                roots[i].score = -INFINITE;
+            }
+        }
+        best
+    }
+}
+
+/// Run a search on `pos` with the given limits. `on_info` is called by the
+/// main thread after each iteration and each MultiPV line. `memory` holds
+/// the histories an earlier search of the game learnt (it is resized, and so
+/// forgotten, when the variant differs) and receives the main thread's.
+#[allow(clippy::too_many_arguments)]
+pub fn search(
+    pos: &Position,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &Arc<TranspositionTable>,
+    memory: &mut SearchMemory,
+    stop: &Arc<AtomicBool>,
+    search_moves: &[Move],
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> SearchResult {
+    if !memory.fits(pos.variant()) {
+        *memory = SearchMemory::new(pos.variant());
+    }
+    let budget = limits.budget();
+    let shared = Shared {
+        tt: tt.clone(),
+        stop: stop.clone(),
+        done: AtomicBool::new(false),
+        nodes: AtomicU64::new(0),
+        start: Instant::now(),
+        hard: budget.hard,
+        depth1_limit: budget.hard.map_or(DEPTH1_GRACE, |h| h.saturating_mul(2)),
+        node_limit: limits.nodes,
+        helper_best: std::sync::Mutex::new(None),
+    };
+    tt.new_search();
+    let mut root = pos.clone();
+    let mut legal: Vec<Move> = root.legal_moves().to_vec();
+    if !search_moves.is_empty() {
+        legal.retain(|m| search_moves.contains(m));
+    }
+    if legal.is_empty() {
+        let value = if root.in_check() {
+            Value::Mate(0)
+        } else {
+            Value::Cp(0)
+        };
+        return SearchResult {
+            best: None,
+            ponder: None,
+            value,
+            depth: 0,
+            nodes: 0,
+        };
+    }
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 10)
+        .clamp(1, MAX_PLY as u32 - 10) as i32;
+    let threads = options.threads.max(1);
+    let multipv = options.multipv.clamp(1, legal.len());
+    let mut result = SearchResult {
+        best: Some(legal[0]),
+        ponder: None,
+        value: Value::Cp(0),
+        depth: 0,
+        nodes: 0,
+    };
+    std::thread::scope(|scope| {
+        for id in 1..threads {
+            let shared = &shared;
+            let pos = pos.clone();
+            let legal = legal.clone();
+            let mem = memory.clone();
+            let builder = std::thread::Builder::new().stack_size(32 << 20);
+            let _ = builder.spawn_scoped(scope, move || {
+                let mut w = Worker::new(pos, shared, false, mem);
+                let mut roots = RootMove::list(&legal);
+                // Helpers start at different depths so that they desynchronise.
+                let mut depth = 1 + (id % 2) as i32;
+                while depth <= max_depth && !shared.stopped() {
+                    w.aborted = false;
+                    w.root_search(&mut roots, 0, -INFINITE, INFINITE, depth);
+                    if w.aborted {
+                        break;
+                    }
+                    // Publish the iteration; the first thread to complete the
+                    // last depth ends the search for all.
+                    if let Ok(mut best) = shared.helper_best.lock()
+                        && best.as_ref().is_none_or(|b| b.0 < depth)
+                    {
+                        *best = Some((depth, roots[0].score, roots[0].pv.clone()));
+                    }
+                    if depth == max_depth && limits.depth.is_some() {
+                        shared.done.store(true, Ordering::Relaxed);
+                    }
+                    depth += 1;
+                }
+                w.flush();
+            });
+        }
+        // The main thread.
+        let mut w = Worker::new(pos.clone(), &shared, true, std::mem::take(memory));
+        let mut roots = RootMove::list(&legal);
+        let mut prev = 0;
+        // Iterations in a row that kept the best move, and the best move
+        // and score of the last one (for the soft limit's scale).
+        let mut stable = 0u32;
+        let mut last: Option<(Move, i32)> = None;
+        for depth in 1..=max_depth {
+            w.seldepth = 0;
+            w.finish_iteration = depth == 1;
+            for pv_idx in 0..multipv {
+                // Aspiration window around the previous score.
+                let mut delta = 25;
+                let (mut lo, mut hi) = if depth >= 5 && pv_idx == 0 {
+                    ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+                } else {
+                    (-INFINITE, INFINITE)
+                };
+                loop {
+                    w.aborted = false;
+                    let score = w.root_search(&mut roots, pv_idx, lo, hi, depth);
+                    if w.aborted {
+                        break;
+                    }
+                    if score <= lo && lo > -INFINITE {
+                        lo = (lo - delta).max(-INFINITE);
+                        delta *= 2;
+                    } else if score >= hi && hi < INFINITE {
+                        hi = (hi + delta).min(INFINITE);
+                        delta *= 2;
+                    } else {
+                        break;
+                    }
+                }
+                if w.aborted {
+                    break;
+                }
+                // Order the searched lines by score (best first).
+                roots[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
+                if pv_idx == 0 {
+                    prev = roots[0].score;
+                }
+            }
+            let completed = !w.aborted;
+            // An iteration cut short: a root move whose search finished
+            // above the window's lower bound is kept first by the root search,
+            // so it beats every move searched before it, the last best
+            // included (whose own score is then set too).
+            if !completed
+                && depth > 1
+                && multipv == 1
+                && roots[0].score > -INFINITE
+                && result.best != Some(roots[0].mv)
+            {
+                result.best = Some(roots[0].mv);
+                result.ponder = roots[0].pv.get(1).copied();
+                result.value = Value::from_score(roots[0].score);
+                // Its line, so that the last one shown begins with the move played.
+                on_info(&w.info_line(depth, 1, result.value, roots[0].pv.clone()));
+            }
+            if !completed && depth == 1 && roots[0].score > -INFINITE {
+                // Depth 1 cut short (see `finish_iteration`): the best root
+                // move searched so far (the root search keeps it first).
+                result.best = Some(roots[0].mv);
+                result.ponder = roots[0].pv.get(1).copied();
+                result.value = Value::from_score(roots[0].score);
+            }
+            if completed {
+                for (k, r) in roots.iter().take(multipv).enumerate() {
+                    if r.score == -INFINITE {
+                        continue;
+                    }
+                    on_info(&w.info_line(depth, k + 1, Value::from_score(r.score), r.pv.clone()));
+                }
+                result.best = Some(roots[0].mv);
+                result.ponder = roots[0].pv.get(1).copied();
+                result.value = Value::from_score(roots[0].score);
+                result.depth = depth as u32;
+            }
+            if !completed || shared.stopped() {
+                break;
+            }
+            // A forced mate found, or the soft time limit reached: stop.
+            if !limits.infinite {
+                if roots[0].score.abs() >= MATE_BOUND
+                    && depth >= 2 * (MATE - roots[0].score.abs()) + 2
+                {
+                    break;
+                }
+                let (best, score) = (roots[0].mv, roots[0].score);
+                let drop = last.map_or(0, |(_, s)| s.saturating_sub(score));
+                stable = match last {
+                    Some((m, _)) if m == best => stable + 1,
+                    _ => 0,
+                };
+                last = Some((best, score));
+                // A fixed time (`movetime`) is spent whole: the hard limit ends it.
+                if let Some(soft) = budget.soft
+                    && !budget.fixed
+                    && shared.start.elapsed() >= soft.mul_f64(time::soft_scale(stable, drop))
+                {
+                    break;
+                }
+            }
+        }
+        // A helper may have completed a deeper iteration than the main thread.
+        let helper = shared.helper_best.lock().ok().and_then(|b| b.clone());
+        if let Some((depth, score, pv)) = helper
+            && depth as u32 > result.depth
+            && multipv == 1
+            && !pv.is_empty()
+        {
+            on_info(&w.info_line(depth, 1, Value::from_score(score), pv.clone()));
+            result.best = Some(pv[0]);
+            result.ponder = pv.get(1).copied();
+            result.value = Value::from_score(score);
+            result.depth = depth as u32;
+        }
+        // An infinite or pondering search waits for `stop` (or the end of
+        // pondering) before answering.
+        while limits.waits_for_stop() && !shared.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        w.flush();
+        shared.done.store(true, Ordering::Relaxed);
+        *memory = std::mem::take(&mut w.mem);
+    });
+    result.nodes = shared.nodes.load(Ordering::Relaxed);
+    result
+}
