@@ -2,13 +2,9 @@
 //! on one thread. The total node count is a signature of the search: it
 //! changes only when search behaviour changes.
 
-use crate::engine::search::history::SearchMemory;
-use crate::engine::search::tt::TranspositionTable;
-use crate::engine::search::{Limits, SearchOptions, search};
+use crate::engine::search::{Limits, SearchOptions, Searcher};
 use crate::rules::board::Position;
 use crate::rules::variant::VariantSet;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// Default search depth of `bench`.
@@ -103,12 +99,9 @@ pub fn run(
     {
         let v = set.compile(name).map_err(|e| format!("{e:?}"))?;
         let pos = Position::from_fen(v, fen).map_err(|e| e.to_string())?;
-        let tt = Arc::new(TranspositionTable::new(16));
+        let mut searcher = Searcher::new(16);
         // Bring the tables' pages into memory before the clock starts.
-        tt.clear();
-        let mut memory = SearchMemory::new(pos.variant());
-        memory.clear();
-        let stop = Arc::new(AtomicBool::new(false));
+        searcher.prefault(pos.variant());
         let limits = Limits {
             depth: Some(depth),
             ..Default::default()
@@ -118,16 +111,7 @@ pub fn run(
             multipv: 1,
         };
         let start = Instant::now();
-        let r = search(
-            &pos,
-            &limits,
-            &options,
-            &tt,
-            &mut memory,
-            &stop,
-            &[],
-            &mut |_| {},
-        );
+        let r = searcher.search(&pos, &limits, &options, &[], &mut |_| {});
         lines.push(BenchLine {
             variant: name.to_string(),
             fen: fen.to_string(),

@@ -1,19 +1,17 @@
-//! The protocol-free engine: a variant, a position, a transposition table and
-//! search options; `go` searches and reports through callbacks. The XBoard and
+//! The protocol-free engine: a variant, a position, a [`Searcher`] (the
+//! transposition table, search memory and stop flag) and search options; `go` searches and reports through callbacks. The XBoard and
 //! UCI front ends are thin layers over this.
 
 pub mod bench;
 pub mod eval;
 pub mod search;
 
-use crate::engine::search::history::SearchMemory;
-use crate::engine::search::tt::TranspositionTable;
-use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult};
+use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use crate::rules::variant::{Variant, VariantSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Default transposition table size in megabytes.
 pub const DEFAULT_HASH_MB: usize = 64;
@@ -25,11 +23,9 @@ pub struct Engine {
     variants: VariantSet,
     variant: Arc<Variant>,
     position: Position,
-    tt: Arc<TranspositionTable>,
-    /// What the searches of this game learnt about moves.
-    memory: SearchMemory,
+    /// The table, the search memory of this game and the stop flag.
+    searcher: Searcher,
     options: SearchOptions,
-    stop: Arc<AtomicBool>,
     /// Whether variants with a pair promotion (`pairPromotionTypes`) keep it;
     /// off, they play as engines that lack it expect (Fairy-Max's Team-Mate).
     pair_promotion: bool,
@@ -63,10 +59,8 @@ impl Engine {
             variants,
             variant,
             position,
-            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
-            memory: SearchMemory::default(),
+            searcher: Searcher::new(DEFAULT_HASH_MB),
             options: SearchOptions::default(),
-            stop: Arc::new(AtomicBool::new(false)),
             pair_promotion: true,
         }
     }
@@ -142,16 +136,11 @@ impl Engine {
     /// Resize the hash table to `mb` megabytes (1 to [`MAX_HASH_MB`]). When
     /// the memory is refused, the old table stays and the error says so.
     pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
-        let mb = mb.clamp(1, MAX_HASH_MB);
-        if mb == self.tt.size_mb() {
-            return Ok(());
-        }
-        self.tt = Arc::new(TranspositionTable::try_new(mb)?);
-        Ok(())
+        self.searcher.set_hash_mb(mb.clamp(1, MAX_HASH_MB))
     }
 
     pub fn hash_mb(&self) -> usize {
-        self.tt.size_mb()
+        self.searcher.hash_mb()
     }
 
     pub fn set_threads(&mut self, n: usize) {
@@ -164,27 +153,22 @@ impl Engine {
 
     /// Forget what earlier searches learnt (a new game).
     pub fn new_game(&mut self) {
-        // No search holds the table between searches.
-        match Arc::get_mut(&mut self.tt) {
-            Some(tt) => tt.reset(),
-            None => self.tt.clear(),
-        }
-        self.memory.clear();
+        self.searcher.new_game();
     }
 
     /// A handle that stops the running search when set.
     pub fn stop_handle(&self) -> Arc<AtomicBool> {
-        self.stop.clone()
+        self.searcher.stop_handle()
     }
 
     /// Stop a running search (from another thread, through the handle).
     pub fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.searcher.stop();
     }
 
     /// Forget an earlier stop request (before a new search).
     pub fn clear_stop(&self) {
-        self.stop.store(false, Ordering::Relaxed);
+        self.searcher.clear_stop();
     }
 
     /// Search the current position. Blocks until the search ends; `on_info`
@@ -200,16 +184,8 @@ impl Engine {
         search_moves: &[Move],
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        search::search(
-            &self.position,
-            limits,
-            &self.options,
-            &self.tt,
-            &mut self.memory,
-            &self.stop,
-            search_moves,
-            on_info,
-        )
+        self.searcher
+            .search(&self.position, limits, &self.options, search_moves, on_info)
     }
 }
 

@@ -17,9 +17,7 @@
 //! random plies. Lines starting with `#` are
 //! comments (each run writes one with its settings).
 
-use crate::engine::search::history::SearchMemory;
-use crate::engine::search::tt::TranspositionTable;
-use crate::engine::search::{Limits, Value};
+use crate::engine::search::{Limits, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::game::{Outcome, outcome};
 use crate::rules::types::{Color, MoveKind};
@@ -95,8 +93,7 @@ fn play(
 ) -> Result<(Vec<Sample>, f64), String> {
     let mut rng = Rng::new(seed);
     let mut pos = opening(variant, suite, &mut rng)?;
-    let tt = Arc::new(TranspositionTable::new(8));
-    let mut memory = SearchMemory::default();
+    let mut searcher = Searcher::new(8);
     let mut samples = Vec::new();
     let mut plies = 0;
     let result = loop {
@@ -110,7 +107,7 @@ fn play(
         if plies >= MAX_PLIES {
             break 0.5;
         }
-        let (m, value) = game_move(&mut pos, limits, &tt, &mut memory)?;
+        let (m, value) = game_move(&mut pos, limits, &mut searcher)?;
         let capture = pos.cell(m.to()).is_piece() || m.kind() == MoveKind::EnPassant;
         let promotion = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
         if let Value::Cp(cp) = value

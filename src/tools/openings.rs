@@ -4,15 +4,12 @@
 //! shipped suites (`openings/VARIANT.epd`) are built into the binary and
 //! open matches and self-play when no other openings are given.
 
-use crate::engine::search::history::SearchMemory;
-use crate::engine::search::tt::TranspositionTable;
-use crate::engine::search::{Limits, SearchOptions, Value, search};
+use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
 use crate::tools::selfplay::{Rng, random_opening};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// How a suite is made.
 #[derive(Clone, Debug)]
@@ -76,22 +73,11 @@ pub fn generate(
 
 /// The search score of a position (side to move's view), none for a mate.
 fn score(pos: &Position, nodes: u64) -> Option<i32> {
-    let tt = Arc::new(TranspositionTable::new(4));
-    let stop = Arc::new(AtomicBool::new(false));
     let limits = Limits {
         nodes: Some(nodes),
         ..Default::default()
     };
-    let r = search(
-        pos,
-        &limits,
-        &SearchOptions::default(),
-        &tt,
-        &mut SearchMemory::default(),
-        &stop,
-        &[],
-        &mut |_| {},
-    );
+    let r = Searcher::new(4).search(pos, &limits, &SearchOptions::default(), &[], &mut |_| {});
     match r.value {
         Value::Cp(cp) if r.best.is_some() => Some(cp),
         _ => None,

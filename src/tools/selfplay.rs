@@ -3,16 +3,13 @@
 //! ended by the variant's rules, with every move checked against the legal
 //! move list.
 
-use crate::engine::search::history::SearchMemory;
-use crate::engine::search::tt::TranspositionTable;
-use crate::engine::search::{Limits, SearchOptions, Value, search};
+use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::game::{GameRecord, Outcome, Termination, outcome};
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// Plies of random moves that open each game.
 pub const RANDOM_PLIES: usize = 6;
@@ -76,20 +73,9 @@ const RANDOM_OPENING_TRIES: usize = 1000;
 pub fn game_move(
     pos: &mut Position,
     limits: &Limits,
-    tt: &Arc<TranspositionTable>,
-    memory: &mut SearchMemory,
+    searcher: &mut Searcher,
 ) -> Result<(Move, Value), String> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let r = search(
-        pos,
-        limits,
-        &SearchOptions::default(),
-        tt,
-        memory,
-        &stop,
-        &[],
-        &mut |_| {},
-    );
+    let r = searcher.search(pos, limits, &SearchOptions::default(), &[], &mut |_| {});
     let Some(m) = r.best else {
         return Err(format!("no move in {}", pos.to_fen()));
     };
@@ -117,8 +103,7 @@ pub fn play_game(
         None => random_opening(variant, RANDOM_PLIES, &mut rng).to_fen(),
     };
     let mut pos = Position::from_fen(variant.clone(), &start_fen).map_err(|e| e.to_string())?;
-    let tt = Arc::new(TranspositionTable::new(8));
-    let mut memory = SearchMemory::default();
+    let mut searcher = Searcher::new(8);
     let mut moves = Vec::new();
     let mut result = None;
     while moves.len() < MAX_PLIES {
@@ -126,7 +111,7 @@ pub fn play_game(
             result = Some(r);
             break;
         }
-        let (m, _) = game_move(&mut pos, limits, &tt, &mut memory)?;
+        let (m, _) = game_move(&mut pos, limits, &mut searcher)?;
         pos.make(m);
         moves.push(m);
     }

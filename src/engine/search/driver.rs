@@ -124,7 +124,7 @@ impl Worker<'_> {
 /// the histories an earlier search of the game learnt (it is resized, and so
 /// forgotten, when the variant differs) and receives the main thread's.
 #[allow(clippy::too_many_arguments)]
-pub fn search(
+pub(super) fn search(
     pos: &Position,
     limits: &Limits,
     options: &SearchOptions,

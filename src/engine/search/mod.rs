@@ -6,12 +6,14 @@
 //! This module holds the search's reported types and one search thread's
 //! state ([`Worker`]) with its node counting; the driver (iterative
 //! deepening, threads) is in `driver`, the node functions (alpha-beta and
-//! quiescence) in `node`, and move ordering in `picker`.
+//! quiescence) in `node`, and move ordering in `picker`. Searches are set
+//! up and run through a [`Searcher`].
 
 mod driver;
 pub mod history;
 mod node;
 mod picker;
+mod searcher;
 pub mod see;
 pub mod time;
 pub mod tt;
@@ -19,8 +21,8 @@ pub mod tt;
 use crate::engine::eval::{PawnCache, evaluate};
 use crate::rules::board::Position;
 use crate::rules::types::{BOARD_CELLS, Move, MoveKind};
-pub use driver::search;
 use history::{ContKey, SearchMemory};
+pub use searcher::Searcher;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
