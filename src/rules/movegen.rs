@@ -1737,7 +1737,7 @@ mod tests {
         let v = VariantSet::builtin()
             .compile(name)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let mut rng = crate::tools::selfplay::Rng::new(seed);
+        let mut rng = crate::util::rng::Rng::new(seed);
         let mut special_only = 0;
         let mut checks = 0;
         let mut pins = 0;
@@ -1842,7 +1842,7 @@ mod tests {
             let v = VariantSet::builtin()
                 .compile(name)
                 .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            let mut rng = crate::tools::selfplay::Rng::new(seed);
+            let mut rng = crate::util::rng::Rng::new(seed);
             let (mut attacked_squares, mut tests, mut fewer, mut positions) = (0, 0, 0, 0);
             for _ in 0..30 {
                 random_game(Position::startpos(v.clone()), 100, &mut rng, |pos| {
@@ -1917,7 +1917,7 @@ mod tests {
     fn random_game(
         mut pos: Position,
         moves: u64,
-        rng: &mut crate::tools::selfplay::Rng,
+        rng: &mut crate::util::rng::Rng,
         mut visit: impl FnMut(&Position),
     ) {
         let mut list = MoveList::new();
@@ -1965,7 +1965,7 @@ mod tests {
         let v = set
             .compile(name)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let mut rng = crate::tools::selfplay::Rng::new(seed);
+        let mut rng = crate::util::rng::Rng::new(seed);
         let (mut captures, mut promotions) = (0, 0);
         for game in 0..60 {
             let (pos, plies) = match fens.get(game % 3) {
@@ -2013,7 +2013,7 @@ mod tests {
             .compile("compound")
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert!(v.pieces.iter().any(|p| p.plain_dedup));
-        let mut rng = crate::tools::selfplay::Rng::new(9);
+        let mut rng = crate::util::rng::Rng::new(9);
         let (mut compared, mut captures) = (0, 0);
         for _ in 0..40 {
             let moves = 10 + rng.next_u64() % 150;

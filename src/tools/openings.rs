@@ -7,7 +7,8 @@
 use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
-use crate::tools::selfplay::{Rng, random_opening};
+use crate::tools::selfplay::random_opening;
+use crate::util::rng::Rng;
 use std::collections::HashSet;
 use std::sync::Arc;
 

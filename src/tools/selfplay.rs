@@ -8,6 +8,7 @@ use crate::rules::board::Position;
 use crate::rules::game::{GameRecord, Outcome, Termination, outcome};
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
+use crate::util::rng::Rng;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -16,22 +17,6 @@ pub const RANDOM_PLIES: usize = 6;
 /// A game longer than this many plies is reported as unterminated (a
 /// safeguard: the move rules end every game long before).
 pub const MAX_PLIES: usize = 2000;
-
-/// Deterministic pseudo-random numbers (SplitMix64).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// A random opening of `plies` legal moves that does not end the game.
 pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Position {

@@ -17,7 +17,7 @@
 use crate::engine::eval::{EvalParams, Score, Trace, trace};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
-use crate::tools::selfplay::Rng;
+use crate::util::rng::Rng;
 use rayon::prelude::*;
 use std::sync::Arc;
 

@@ -1,4 +1,6 @@
-//! Helpers every layer may use: text files read with limits and output.
+//! Helpers every layer may use: random numbers, text files read with
+//! limits, and output.
 
 pub mod output;
+pub mod rng;
 pub mod textfile;

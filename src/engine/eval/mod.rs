@@ -1241,7 +1241,7 @@ impl Trace {
 mod tests {
     use super::*;
     use crate::rules::types::MoveList;
-    use crate::tools::selfplay::Rng;
+    use crate::util::rng::Rng;
     use std::sync::Arc;
 
     /// [`within_two`] against files and ranks, for every pair of squares

@@ -89,7 +89,7 @@ impl Worker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::selfplay::Rng;
+    use crate::util::rng::Rng;
 
     /// The picks of a whole list, made by [`Worker::pick`] and by the plain
     /// selection (the first best from `i` on, swapped to `i`), agree move

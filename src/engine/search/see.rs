@@ -458,7 +458,7 @@ mod tests {
     use crate::rules::movegen::{is_attacked, legal_moves, man_moves};
     use crate::rules::types::{MoveList, Square};
     use crate::rules::variant::VariantSet;
-    use crate::tools::selfplay::Rng;
+    use crate::util::rng::Rng;
     use std::collections::BTreeMap;
 
     // ---- The brute force: the definition of the module documentation,

@@ -4,7 +4,8 @@
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
-use crate::tools::selfplay::{Rng, random_opening};
+use crate::tools::selfplay::random_opening;
+use crate::util::rng::Rng;
 use std::sync::Arc;
 
 /// A start position and moves from it, played before the engines take over.
