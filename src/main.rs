@@ -514,7 +514,7 @@ fn datagen_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, String
                 amalgam::util::textfile::read(&file, amalgam::util::textfile::MAX_DATA_BYTES)
                     .map_err(|e| format!("{file}: {e}"))?;
             Some(
-                amalgam::tools::matches::openings::from_text(&v, &text)
+                amalgam::tools::openings::from_text(&v, &text)
                     .map_err(|e| format!("{file}: {e}"))?,
             )
         }

@@ -22,8 +22,8 @@ use crate::rules::board::Position;
 use crate::rules::game::{Outcome, outcome};
 use crate::rules::types::{Color, MoveKind};
 use crate::rules::variant::Variant;
-use crate::tools::matches::openings::Opening;
-use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move, random_opening};
+use crate::tools::openings::{self, Opening, random_opening};
+use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move};
 use crate::util::rng::Rng;
 use rayon::prelude::*;
 use std::io::Write;
@@ -146,8 +146,8 @@ pub fn run(
     let suite: &[Opening] = match &opts.openings {
         Some(list) => list,
         None => {
-            shipped = crate::tools::openings::shipped(&variant.name)
-                .and_then(|text| crate::tools::matches::openings::from_text(variant, text).ok())
+            shipped = openings::shipped(&variant.name)
+                .and_then(|text| openings::from_text(variant, text).ok())
                 .unwrap_or_default();
             &shipped
         }

@@ -8,6 +8,7 @@ use crate::rules::board::Position;
 use crate::rules::game::{GameRecord, Outcome, Termination, outcome};
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
+use crate::tools::openings::{self, random_opening};
 use crate::util::rng::Rng;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -17,41 +18,6 @@ pub const RANDOM_PLIES: usize = 6;
 /// A game longer than this many plies is reported as unterminated (a
 /// safeguard: the move rules end every game long before).
 pub const MAX_PLIES: usize = 2000;
-
-/// A random opening of `plies` legal moves that does not end the game.
-pub fn random_opening(variant: &Arc<Variant>, plies: usize, rng: &mut Rng) -> Position {
-    // Where no try gets that far (a variant whose games end sooner), the
-    // longest opening of the tries that still leaves a game to play.
-    let mut longest = Position::startpos(variant.clone());
-    for _ in 0..RANDOM_OPENING_TRIES {
-        let mut pos = Position::startpos(variant.clone());
-        let mut ok = true;
-        for _ in 0..plies {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                ok = false;
-                break;
-            }
-            let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
-            pos.make(m);
-            if outcome(&mut pos).is_some() {
-                pos.unmake();
-                ok = false;
-                break;
-            }
-        }
-        if ok {
-            return pos;
-        }
-        if pos.ply_count() > longest.ply_count() {
-            longest = pos;
-        }
-    }
-    longest
-}
-
-/// Random openings tried before the longest is taken (see [`random_opening`]).
-const RANDOM_OPENING_TRIES: usize = 1000;
 
 /// The move a one-thread search chooses in a game, and its score; `Err`
 /// if the search gave no move or an illegal one.
@@ -79,8 +45,8 @@ pub fn play_game(
 ) -> Result<GameRecord, String> {
     let mut rng = Rng::new(seed);
     // A position of the shipped suite, else random plies.
-    let suite = crate::tools::openings::shipped(&variant.name)
-        .and_then(|text| crate::tools::matches::openings::from_text(variant, text).ok());
+    let suite =
+        openings::shipped(&variant.name).and_then(|text| openings::from_text(variant, text).ok());
     let start_fen = match suite {
         Some(list) => list[(rng.next_u64() % list.len() as u64) as usize]
             .fen

@@ -3,10 +3,10 @@
 
 use super::engine_proc::Launch;
 use super::limits::{Limits, TimeControl};
-use super::openings::{self, Opening};
 use super::referee::{DrawRule, ResignRule};
 use super::stats::Sprt;
 use crate::rules::variant::{Variant, VariantSet};
+use crate::tools::openings::{self, Opening};
 use std::sync::Arc;
 
 pub const USAGE: &str =
@@ -294,7 +294,7 @@ impl MatchConfig {
             }
             (None, Some(p)) => OpeningSource::Random { plies: p, seed },
             // The shipped suite, entered at a place the seed picks.
-            (None, None) => match crate::tools::openings::shipped(&variant.name) {
+            (None, None) => match openings::shipped(&variant.name) {
                 Some(text) => {
                     let mut list = openings::from_text(&variant, text)?;
                     let at = (seed % list.len() as u64) as usize;

@@ -6,7 +6,6 @@
 pub mod config;
 pub mod engine_proc;
 pub mod limits;
-pub mod openings;
 pub mod pgn;
 pub mod player;
 pub mod referee;
@@ -14,8 +13,8 @@ pub mod stats;
 pub mod uci_client;
 pub mod xboard_client;
 
+use crate::tools::openings::{self, Opening};
 use config::{EngineSpec, MatchConfig, Proto};
-use openings::Opening;
 use player::Player;
 use referee::{GameReport, GameRules, play_game};
 use stats::{Score, SprtDecision};

@@ -16,12 +16,12 @@
 //! - Score adjudication (resign / draw) only when asked for.
 
 use super::limits::Limits;
-use super::openings::Opening;
 use super::player::{Failure, Player, Reply, SearchInfo, Turn};
 use crate::rules::board::Position;
 use crate::rules::game::{Outcome, outcome};
 use crate::rules::types::{Color, Move};
 use crate::rules::variant::Variant;
+use crate::tools::openings::Opening;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

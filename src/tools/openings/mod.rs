@@ -1,11 +1,18 @@
-//! Opening positions of a match: lines of a FEN or EPD file, random legal
-//! plies from the start position (seeded), or the start position alone.
+//! Openings of matches, self-play and training games: lines of a FEN or
+//! EPD file, the shipped suites (`openings/VARIANT.epd`, built into the
+//! binary and used when no other openings are given), random legal plies
+//! from the start position (seeded, [`random_opening`]), or the start
+//! position alone; and the making of suites ([`generate`]).
+
+pub mod random;
+pub mod suite;
+
+pub use random::{random, random_opening};
+pub use suite::{SuiteOptions, generate};
 
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
-use crate::tools::selfplay::random_opening;
-use crate::util::rng::Rng;
 use std::sync::Arc;
 
 /// A start position and moves from it, played before the engines take over.
@@ -58,19 +65,15 @@ pub fn from_text(variant: &Arc<Variant>, text: &str) -> Result<Vec<Opening>, Str
     Ok(out)
 }
 
-/// `count` openings of `plies` random legal moves from the start position;
-/// the same seed gives the same openings.
-pub fn random(variant: &Arc<Variant>, plies: usize, seed: u64, count: usize) -> Vec<Opening> {
-    let mut rng = Rng::new(seed);
-    (0..count)
-        .map(|_| {
-            let pos = random_opening(variant, plies, &mut rng);
-            Opening {
-                fen: variant.start_fen.clone(),
-                moves: pos.moves_played().collect(),
-            }
-        })
-        .collect()
+/// The shipped suite of a variant, by its name.
+pub fn shipped(name: &str) -> Option<&'static str> {
+    match name {
+        "chess" => Some(include_str!("../../../openings/chess.epd")),
+        "combination" => Some(include_str!("../../../openings/combination.epd")),
+        "team-mate" => Some(include_str!("../../../openings/team-mate.epd")),
+        "compound" => Some(include_str!("../../../openings/compound.epd")),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -90,16 +93,5 @@ mod tests {
         assert!(o[1].fen.ends_with("w KQkq - 0 1"), "{}", o[1].fen);
         assert!(from_text(&v, "nonsense\n").is_err());
         assert!(from_text(&v, "\n").is_err());
-    }
-
-    #[test]
-    fn random_openings_repeat_with_the_seed() {
-        let v = VariantSet::builtin().compile("team-mate").unwrap();
-        let a = random(&v, 6, 7, 3);
-        let b = random(&v, 6, 7, 3);
-        assert_eq!(a.len(), 3);
-        assert!(a.iter().all(|o| o.moves.len() == 6));
-        assert_eq!(a[2].moves, b[2].moves);
-        assert_ne!(a[0].moves, a[1].moves);
     }
 }

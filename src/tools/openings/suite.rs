@@ -1,13 +1,11 @@
 //! Opening suites: distinct positions reached by random legal plies from
 //! the start position, each kept only when a short search scores it within
-//! a margin of equality, written as EPD lines (`ce` holds the score). The
-//! shipped suites (`openings/VARIANT.epd`) are built into the binary and
-//! open matches and self-play when no other openings are given.
+//! a margin of equality, written as EPD lines (`ce` holds the score).
 
+use super::random::random_opening;
 use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
-use crate::tools::selfplay::random_opening;
 use crate::util::rng::Rng;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -81,17 +79,6 @@ fn score(pos: &Position, nodes: u64) -> Option<i32> {
     let r = Searcher::new(4).search(pos, &limits, &SearchOptions::default(), &[], &mut |_| {});
     match r.value {
         Value::Cp(cp) if r.best.is_some() => Some(cp),
-        _ => None,
-    }
-}
-
-/// The shipped suite of a variant, by its name.
-pub fn shipped(name: &str) -> Option<&'static str> {
-    match name {
-        "chess" => Some(include_str!("../../openings/chess.epd")),
-        "combination" => Some(include_str!("../../openings/combination.epd")),
-        "team-mate" => Some(include_str!("../../openings/team-mate.epd")),
-        "compound" => Some(include_str!("../../openings/compound.epd")),
         _ => None,
     }
 }
