@@ -833,7 +833,7 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     if let Some(path) = a.get::<String>("--pgn")? {
         let mut text = String::new();
         for r in &records {
-            text.push_str(&r.pgn(v.clone())?);
+            text.push_str(&amalgam::tools::pgn::write_record(r, v.clone())?);
         }
         std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?;
     }

@@ -19,7 +19,7 @@ fn selfplay_games_end_by_rule_and_pgn_reads_back() {
         assert_eq!(summary.unterminated, 0, "{variant}");
         assert_eq!(records.len(), 4);
         for r in &records {
-            let pgn = r.pgn(v.clone()).expect("pgn");
+            let pgn = amalgam::tools::pgn::write_record(r, v.clone()).expect("pgn");
             assert!(pgn.contains(&format!("[Variant \"{variant}\"]")));
             assert!(pgn.contains("[Termination "));
             // Replay the SAN of the move text.

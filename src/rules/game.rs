@@ -1,4 +1,4 @@
-//! How a game ends by the rules, and PGN output.
+//! How a game ends by the rules, and the record of a game.
 
 use crate::rules::board::Position;
 use crate::rules::types::{Color, Move};
@@ -89,61 +89,6 @@ pub struct GameRecord {
     pub black: String,
     pub round: usize,
     pub event: String,
-}
-
-impl GameRecord {
-    /// PGN text: tags, then the moves in SAN.
-    pub fn pgn(&self, variant: std::sync::Arc<crate::Variant>) -> Result<String, String> {
-        let mut pos = Position::from_fen(variant, &self.start_fen).map_err(|e| e.to_string())?;
-        let result = self.result.map_or("*", |r| r.0.pgn());
-        let mut s = String::new();
-        let tags = [
-            ("Event", self.event.clone()),
-            ("Site", "Amalgam".to_string()),
-            ("Round", self.round.to_string()),
-            ("White", self.white.clone()),
-            ("Black", self.black.clone()),
-            ("Result", result.to_string()),
-            ("Variant", self.variant.clone()),
-            ("FEN", self.start_fen.clone()),
-            ("SetUp", "1".to_string()),
-            (
-                "Termination",
-                self.result
-                    .map_or("unterminated", |r| r.1.describe())
-                    .to_string(),
-            ),
-            ("PlyCount", self.moves.len().to_string()),
-        ];
-        for (k, val) in tags {
-            s.push_str(&format!("[{k} \"{val}\"]\n"));
-        }
-        s.push('\n');
-        let mut line = String::new();
-        for (i, &m) in self.moves.iter().enumerate() {
-            let black = pos.side_to_move() == Color::Black;
-            if !black || i == 0 {
-                let n = pos.fullmove_number();
-                line.push_str(&if black {
-                    format!("{n}... ")
-                } else {
-                    format!("{n}. ")
-                });
-            }
-            line.push_str(&pos.san(m));
-            line.push(' ');
-            pos.make(m);
-            if line.len() > 70 {
-                s.push_str(line.trim_end());
-                s.push('\n');
-                line.clear();
-            }
-        }
-        line.push_str(result);
-        s.push_str(&line);
-        s.push_str("\n\n");
-        Ok(s)
-    }
 }
 
 #[cfg(test)]

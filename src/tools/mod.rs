@@ -1,9 +1,10 @@
-//! Tools built on the engine: the match runner, self-play, opening suites,
+//! Tools built on the engine: the match runner, self-play, openings, PGN,
 //! training data, tuning and EPD test suites.
 
 pub mod datagen;
 pub mod epd;
 pub mod matches;
 pub mod openings;
+pub mod pgn;
 pub mod selfplay;
 pub mod tune;

@@ -1,5 +1,6 @@
-//! PGN of match games (SAN move text that the engine reads back, comments
-//! with score, depth and time), and a checker that replays PGN games with
+//! PGN of match games (their tags, and SAN move text that the engine reads
+//! back, with comments of score, depth and time, written by
+//! [`crate::tools::pgn::write`]), and a checker that replays PGN games with
 //! the engine's rules.
 
 use super::referee::GameReport;
@@ -48,30 +49,26 @@ pub fn today() -> String {
 
 /// The PGN text of a finished game.
 pub fn write_game(variant: &Arc<Variant>, tags: &GameTags, report: &GameReport) -> String {
-    let mut s = String::new();
-    let mut tag = |k: &str, v: &str| {
-        s.push_str(&format!(
-            "[{k} \"{}\"]\n",
-            v.replace('\\', "\\\\").replace('"', "\\\"")
-        ))
-    };
-    tag("Event", tags.event);
-    tag("Site", "Amalgam match");
-    tag("Date", &tags.date);
-    tag("Round", &tags.round.to_string());
-    tag("White", tags.white);
-    tag("Black", tags.black);
-    tag("Result", report.result.pgn());
-    tag("Variant", &variant.name);
+    let mut pairs = vec![
+        ("Event", tags.event.to_string()),
+        ("Site", "Amalgam match".to_string()),
+        ("Date", tags.date.clone()),
+        ("Round", tags.round.to_string()),
+        ("White", tags.white.to_string()),
+        ("Black", tags.black.to_string()),
+        ("Result", report.result.pgn().to_string()),
+        ("Variant", variant.name.clone()),
+    ];
     if tags.pair_promotion_off {
-        tag(PAIR_PROMOTION_TAG, "off");
+        pairs.push((PAIR_PROMOTION_TAG, "off".to_string()));
     }
-    tag("FEN", &report.start_fen);
-    tag("SetUp", "1");
-    tag("TimeControl", &tags.time_control);
-    tag("Termination", &report.termination);
-    tag("PlyCount", &report.moves.len().to_string());
-    s.push('\n');
+    pairs.extend([
+        ("FEN", report.start_fen.clone()),
+        ("SetUp", "1".to_string()),
+        ("TimeControl", tags.time_control.clone()),
+        ("Termination", report.termination.clone()),
+        ("PlyCount", report.moves.len().to_string()),
+    ]);
     let mut words: Vec<String> = Vec::new();
     match Position::from_fen(variant.clone(), &report.start_fen) {
         Ok(mut pos) => {
@@ -95,6 +92,7 @@ pub fn write_game(variant: &Arc<Variant>, tags: &GameTags, report: &GameReport) 
         words.push(format!("{{{}}}", report.reason.replace('}', ")")));
     }
     words.push(report.result.pgn().to_string());
+    let mut s = String::new();
     let mut line = String::new();
     for w in words {
         if !line.is_empty() && line.len() + 1 + w.len() > 79 {
@@ -108,8 +106,7 @@ pub fn write_game(variant: &Arc<Variant>, tags: &GameTags, report: &GameReport) 
         line.push_str(&w);
     }
     s.push_str(&line);
-    s.push_str("\n\n");
-    s
+    crate::tools::pgn::write(&pairs, &s)
 }
 
 /// One game as read from a PGN file.
