@@ -223,6 +223,9 @@ pub const MAX_MOVES: usize = 1024;
 
 pub type MoveList = arrayvec::ArrayVec<Move, MAX_MOVES>;
 
+/// A board change list: (square, new contents).
+pub type Changes = arrayvec::ArrayVec<(u8, Cell), 4>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,9 +21,9 @@
 //! square never ends another man's attack (no rule needs an occupied
 //! square), so the attacker sets only grow, except by the men that capture.
 
+use crate::rules::attacks::{attacked, in_mask, man_attacks, scan_rays, slide_attacker};
 use crate::rules::board::Position;
 use crate::rules::board::position::MAX_MEN;
-use crate::rules::movegen::{attacked, in_mask, man_attacks, scan_rays, slide_attacker};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, PieceType};
 use crate::rules::variant::{CodeMask, PIN_OFFSET, Slide, SquareSet, Variant};
 
@@ -455,7 +455,8 @@ pub fn see(pos: &Position, m: Move) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::movegen::{is_attacked, legal_moves, man_moves};
+    use crate::rules::board::position::is_attacked;
+    use crate::rules::movegen::{legal_moves, man_moves};
     use crate::rules::types::{MoveList, Square};
     use crate::rules::variant::VariantSet;
     use crate::util::rng::Rng;

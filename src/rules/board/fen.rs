@@ -1,8 +1,8 @@
 //! FEN reading and writing for every variant: run lengths of any size (`10`),
 //! one letter per man or stack, castling rights `KQkq`, en-passant square.
 
-use super::position::{MAX_MEN, Position};
-use crate::rules::types::{Cell, Color, MAX_MOVES, Square};
+use super::position::{MAX_MEN, Position, is_attacked};
+use crate::rules::types::{Cell, Color, Square};
 use crate::rules::variant::Variant;
 use std::fmt;
 use std::sync::Arc;
@@ -29,11 +29,13 @@ fn fail<T>(msg: impl Into<String>) -> Result<T, FenError> {
 }
 
 impl Position {
-    /// Read a FEN. Missing trailing fields take their usual defaults
-    /// (`w - - 0 1`). Castling rights whose king or corner man is not on its
-    /// start square are dropped, as is an en-passant square with no man that
-    /// could just have double-stepped past it.
-    pub fn from_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
+    /// Read a FEN with the checks the board can make alone (see
+    /// [`Position::from_fen`], which adds the move generator's). Missing
+    /// trailing fields take their usual defaults (`w - - 0 1`). Castling
+    /// rights whose king or corner man is not on its start square are
+    /// dropped, as is an en-passant square with no man that could just have
+    /// double-stepped past it.
+    pub(crate) fn read_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
         let v = variant.clone();
         let mut pos = Position::empty(variant);
         let fields: Vec<&str> = fen.split_whitespace().collect();
@@ -186,11 +188,10 @@ impl Position {
         };
         pos.halfmove = number(4, 0, "halfmove clock")?;
         pos.fullmove = number(5, 1, "fullmove number")?.max(1);
-        // Sanity: the side that just moved may not be in check, no man may
-        // stand where it must already have promoted, and the position must
-        // leave room in a move list.
+        // Sanity: the side that just moved may not be in check, and no man
+        // may stand where it must already have promoted.
         let them = pos.side.flip();
-        if crate::rules::movegen::is_attacked(&pos, pos.b.kings[them.index()] as usize, pos.side) {
+        if is_attacked(&pos, pos.b.kings[them.index()] as usize, pos.side) {
             return fail("the side not to move is in check");
         }
         if v.mandatory_promotion {
@@ -207,11 +208,6 @@ impl Position {
                         ));
                     }
                 }
-            }
-        }
-        for color in Color::BOTH {
-            if crate::rules::movegen::pseudo_legal_count(&pos, color) > MAX_MOVES / 2 {
-                return fail("position has too many moves");
             }
         }
         pos.refresh_hash();

@@ -1,7 +1,8 @@
 //! The position: padded mailbox, side to move, rights, clocks, hash and the
 //! history needed to unmake moves and detect repetitions.
 
-use crate::rules::types::{BOARD_CELLS, Cell, Color, Move, MoveKind, PieceType, Square};
+use crate::rules::attacks::{self, KingTest};
+use crate::rules::types::{BOARD_CELLS, Cell, Changes, Color, Move, MoveKind, PieceType, Square};
 use crate::rules::variant::Variant;
 use arrayvec::ArrayVec;
 use std::sync::Arc;
@@ -31,9 +32,6 @@ pub struct Undo {
     psq: crate::engine::eval::Score,
     phase: i32,
 }
-
-/// A board change list: (square, new contents).
-pub type Changes = ArrayVec<(u8, Cell), 4>;
 
 /// The mailbox with everything that changes with its contents: the hash,
 /// piece lists and king squares.
@@ -180,16 +178,6 @@ impl Position {
             fullmove: 1,
             history: Vec::new(),
             ep_in_hash: false,
-        }
-    }
-
-    /// The start position of a variant.
-    pub fn startpos(variant: Arc<Variant>) -> Position {
-        let fen = variant.start_fen.clone();
-        // The start FEN was validated when the variant was compiled.
-        match Position::from_fen(variant.clone(), &fen) {
-            Ok(p) => p,
-            Err(_) => Position::empty(variant),
         }
     }
 
@@ -442,8 +430,9 @@ impl Position {
         let mut candidates: ArrayVec<u8, 16> = ArrayVec::new();
         let us = self.side;
         let variant = self.variant.clone();
-        crate::rules::movegen::attackers_along(
-            self,
+        attacks::scan_rays(
+            &self.b.cells,
+            &variant,
             &variant.ep_rays[us.index()],
             self.ep as usize,
             us,
@@ -461,7 +450,7 @@ impl Position {
                 part,
                 MoveKind::EnPassant,
             );
-            if crate::rules::movegen::leaves_king_safe(self, mv) {
+            if king_safe_after(self, mv, false) {
                 return true;
             }
         }
@@ -492,14 +481,14 @@ impl Position {
             // Before the last move our king stood unattacked (the mover's
             // king is never left in check), so only attacks through the
             // squares that move changed need a look.
-            Some(undo) => crate::rules::movegen::attacked_through(
+            Some(undo) => attacks::attacked_through(
                 &self.b.cells,
                 &self.variant,
                 king,
                 us.flip(),
                 undo.changed.iter().map(|&(sq, _)| sq as usize),
             ),
-            None => crate::rules::movegen::is_attacked(self, king, us.flip()),
+            None => is_attacked(self, king, us.flip()),
         }
     }
 
@@ -596,13 +585,34 @@ impl Position {
     }
 }
 
-#[cfg(test)]
-impl Position {
-    /// A position of a built-in variant, for unit tests.
-    pub(crate) fn builtin(variant: &str, fen: &str) -> Position {
-        let v = crate::rules::variant::VariantSet::builtin()
-            .compile(variant)
-            .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
-        Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"))
-    }
+/// Whether `sq` is attacked by a man of `by`.
+pub(crate) fn is_attacked(pos: &Position, sq: usize, by: Color) -> bool {
+    attacks::attacked_among(
+        &pos.b.cells,
+        &pos.variant,
+        sq,
+        by,
+        &pos.b.lists[by.index()].squares,
+    )
+}
+
+/// Whether making `mv` leaves the mover's king unattacked; `not_in_check`
+/// tells that the side to move is not in check, so that a king that stays
+/// where it stands is looked at only through the squares the move changes.
+#[inline]
+pub(crate) fn king_safe_after(pos: &mut Position, mv: Move, not_in_check: bool) -> bool {
+    let us = pos.side;
+    let ch = pos.changes(mv);
+    let king = pos.b.kings[us.index()] as usize;
+    let ksq = if mv.from().index() == king {
+        mv.to().index()
+    } else {
+        king
+    };
+    let test = if not_in_check && ksq == king {
+        KingTest::Through
+    } else {
+        KingTest::All(&pos.b.lists[us.flip().index()].squares)
+    };
+    attacks::safe_after(&mut pos.b.cells, &pos.variant, &ch, ksq, us.flip(), test)
 }

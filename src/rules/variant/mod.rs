@@ -222,7 +222,7 @@ pub struct AttackTable {
     /// (the union of `reach_codes` over the offsets of [`AROUND`]), so that
     /// the king's one-step moves are tested against those men alone.
     pub reach_around: Vec<CodeMask>,
-    /// Attack tests walk from the attackers (see `movegen::attacked_among`)
+    /// Attack tests walk from the attackers (see `attacks::attacked_among`)
     /// rather than from the target (see `index_by_offset` for when).
     pub from_men: bool,
 }
