@@ -3,13 +3,16 @@
 
 pub mod betza;
 mod compile;
+mod derive;
 pub mod ini;
+mod keys;
+mod read;
 
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
 use std::sync::Arc;
 
-pub use compile::KEYS;
 pub use ini::IniError;
+pub use keys::KEYS;
 
 /// The ini file shipped with the engine.
 pub const BUILTIN_INI: &str = include_str!("../../../variants.ini");
@@ -454,7 +457,7 @@ pub struct PieceInfo {
     /// Proper non-empty parts of a stack that may move alone.
     pub parts: Vec<PieceType>,
     /// Per colour, indexed by destination minus origin plus [`PIN_OFFSET`]:
-    /// whether one move can cover that offset (see `compile::reach`).
+    /// whether one move can cover that offset (see `derive::reach`).
     pub reach: [Vec<bool>; 2],
 }
 
