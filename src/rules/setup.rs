@@ -21,7 +21,7 @@ impl Position {
         let pos = Position::read_fen(variant, fen)?;
         for color in Color::BOTH {
             if pseudo_legal_count(&pos, color) > MAX_MOVES / 2 {
-                return Err(FenError("position has too many moves".into()));
+                return Err(FenError::TooManyMoves);
             }
         }
         Ok(pos)

@@ -7,13 +7,94 @@ use crate::rules::variant::Variant;
 use std::fmt;
 use std::sync::Arc;
 
-/// Why a FEN was refused.
+/// Why a FEN was refused. Ranks are numbered from 1, as in square names.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FenError(pub String);
+pub enum FenError {
+    /// No fields at all.
+    Empty,
+    /// More than the six FEN fields (the count found).
+    TooManyFields(usize),
+    /// The board field has the wrong number of ranks.
+    RankCount { found: usize, expected: usize },
+    /// A run of empty squares written as `0`.
+    EmptyRun { rank: usize },
+    /// A rank that runs past the board's last file.
+    RankTooLong { rank: usize, files: usize },
+    /// A letter that names no piece of the variant.
+    UnknownPiece { letter: char, variant: String },
+    /// More men of one side than a position holds.
+    TooManyMen,
+    /// A rank that ends before the board's last file.
+    RankTooShort {
+        rank: usize,
+        found: usize,
+        expected: usize,
+    },
+    /// Not exactly one king a side (the counts found).
+    KingCount { white: usize, black: usize },
+    /// The side-to-move field is neither `w` nor `b`.
+    BadSide(String),
+    /// A letter of the castling field other than `KQkq`.
+    BadCastling(char),
+    /// An en-passant field that names no square.
+    BadEnPassant(String),
+    /// A halfmove clock or fullmove number (`counter` names which) above
+    /// [`MAX_FEN_COUNTER`].
+    CounterTooLarge { counter: &'static str, text: String },
+    /// A halfmove clock or fullmove number that is not a number.
+    CounterNotNumber { counter: &'static str, text: String },
+    /// The side that just moved is in check.
+    NotToMoveInCheck,
+    /// A man stands where it must already have promoted.
+    ManOnPromotionSquare { man: char, square: String },
+    /// More moves than a move list holds.
+    TooManyMoves,
+}
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            FenError::Empty => f.write_str("empty FEN"),
+            FenError::TooManyFields(n) => write!(f, "FEN has {n} fields, at most 6 expected"),
+            FenError::RankCount { found, expected } => {
+                write!(f, "board has {found} ranks, the variant has {expected}")
+            }
+            FenError::EmptyRun { rank } => write!(f, "rank {rank}: empty run of 0 squares"),
+            FenError::RankTooLong { rank, files } => {
+                write!(f, "rank {rank} has more than {files} files")
+            }
+            FenError::UnknownPiece { letter, variant } => {
+                write!(f, "'{letter}' is not a piece of {variant}")
+            }
+            FenError::TooManyMen => f.write_str("too many men"),
+            FenError::RankTooShort {
+                rank,
+                found,
+                expected,
+            } => write!(
+                f,
+                "rank {rank} has {found} files, the variant has {expected}"
+            ),
+            FenError::KingCount { white, black } => write!(
+                f,
+                "each side needs exactly one king (White has {white}, Black has {black})"
+            ),
+            FenError::BadSide(s) => write!(f, "side to move must be w or b, found '{s}'"),
+            FenError::BadCastling(c) => write!(f, "castling field: unexpected '{c}'"),
+            FenError::BadEnPassant(s) => write!(f, "bad en-passant square '{s}'"),
+            FenError::CounterTooLarge { counter, text } => write!(
+                f,
+                "{counter} must be at most {MAX_FEN_COUNTER}, found '{text}'"
+            ),
+            FenError::CounterNotNumber { counter, text } => {
+                write!(f, "{counter} must be a number, found '{text}'")
+            }
+            FenError::NotToMoveInCheck => f.write_str("the side not to move is in check"),
+            FenError::ManOnPromotionSquare { man, square } => {
+                write!(f, "a {man} man stands on its promotion square {square}")
+            }
+            FenError::TooManyMoves => f.write_str("position has too many moves"),
+        }
     }
 }
 
@@ -23,10 +104,6 @@ impl std::error::Error for FenError {}
 /// adds one to them, so a bound far below `u32::MAX` leaves room for any game
 /// played on from the position.
 pub const MAX_FEN_COUNTER: u32 = 1_000_000_000;
-
-fn fail<T>(msg: impl Into<String>) -> Result<T, FenError> {
-    Err(FenError(msg.into()))
-}
 
 impl Position {
     /// Read a FEN with the checks the board can make alone (see
@@ -40,22 +117,18 @@ impl Position {
         let mut pos = Position::empty(variant);
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.is_empty() {
-            return fail("empty FEN");
+            return Err(FenError::Empty);
         }
         if fields.len() > 6 {
-            return fail(format!(
-                "FEN has {} fields, at most 6 expected",
-                fields.len()
-            ));
+            return Err(FenError::TooManyFields(fields.len()));
         }
         // Board.
         let rows: Vec<&str> = fields[0].split('/').collect();
         if rows.len() != v.ranks {
-            return fail(format!(
-                "board has {} ranks, the variant has {}",
-                rows.len(),
-                v.ranks
-            ));
+            return Err(FenError::RankCount {
+                found: rows.len(),
+                expected: v.ranks,
+            });
         }
         let mut kings = [0usize; 2];
         for (i, row) in rows.iter().enumerate() {
@@ -73,19 +146,28 @@ impl Position {
                         }
                     }
                     if n == 0 {
-                        return fail(format!("rank {}: empty run of 0 squares", rank + 1));
+                        return Err(FenError::EmptyRun { rank: rank + 1 });
                     }
                     file += n;
                     if file > v.files {
-                        return fail(format!("rank {} has more than {} files", rank + 1, v.files));
+                        return Err(FenError::RankTooLong {
+                            rank: rank + 1,
+                            files: v.files,
+                        });
                     }
                     continue;
                 }
                 let Some(t) = v.type_of_letter(c) else {
-                    return fail(format!("'{c}' is not a piece of {}", v.name));
+                    return Err(FenError::UnknownPiece {
+                        letter: c,
+                        variant: v.name.clone(),
+                    });
                 };
                 if file >= v.files {
-                    return fail(format!("rank {} has more than {} files", rank + 1, v.files));
+                    return Err(FenError::RankTooLong {
+                        rank: rank + 1,
+                        files: v.files,
+                    });
                 }
                 let color = if c.is_ascii_uppercase() {
                     Color::White
@@ -97,31 +179,30 @@ impl Position {
                 }
                 let sq = Square::new(file, rank).index();
                 if pos.b.lists[color.index()].squares.len() >= MAX_MEN {
-                    return fail("too many men");
+                    return Err(FenError::TooManyMen);
                 }
                 pos.b.set(&v, sq, Cell::piece(t, color));
                 file += 1;
             }
             if file != v.files {
-                return fail(format!(
-                    "rank {} has {} files, the variant has {}",
-                    rank + 1,
-                    file,
-                    v.files
-                ));
+                return Err(FenError::RankTooShort {
+                    rank: rank + 1,
+                    found: file,
+                    expected: v.files,
+                });
             }
         }
         if kings != [1, 1] {
-            return fail(format!(
-                "each side needs exactly one king (White has {}, Black has {})",
-                kings[0], kings[1]
-            ));
+            return Err(FenError::KingCount {
+                white: kings[0],
+                black: kings[1],
+            });
         }
         // Side to move.
         pos.side = match fields.get(1).copied().unwrap_or("w") {
             "w" => Color::White,
             "b" => Color::Black,
-            s => return fail(format!("side to move must be w or b, found '{s}'")),
+            s => return Err(FenError::BadSide(s.to_string())),
         };
         // Castling rights.
         let castling = fields.get(2).copied().unwrap_or("-");
@@ -132,7 +213,7 @@ impl Position {
                     'Q' => (Color::White, false),
                     'k' => (Color::Black, true),
                     'q' => (Color::Black, false),
-                    _ => return fail(format!("castling field: unexpected '{c}'")),
+                    _ => return Err(FenError::BadCastling(c)),
                 };
                 if let Some(rule) = v
                     .castling
@@ -153,7 +234,7 @@ impl Position {
         let ep = fields.get(3).copied().unwrap_or("-");
         if ep != "-" {
             let Some(sq) = v.parse_square(ep) else {
-                return fail(format!("bad en-passant square '{ep}'"));
+                return Err(FenError::BadEnPassant(ep.to_string()));
             };
             // The man that double-stepped stands one step beyond the square,
             // seen from the side that moved.
@@ -174,15 +255,19 @@ impl Position {
             }
         }
         // Clocks.
-        let number = |i: usize, default: u32, name: &str| -> Result<u32, FenError> {
+        let number = |i: usize, default: u32, counter: &'static str| -> Result<u32, FenError> {
             match fields.get(i) {
                 None => Ok(default),
                 Some(s) => match s.parse::<u32>() {
                     Ok(n) if n <= MAX_FEN_COUNTER => Ok(n),
-                    Ok(_) => Err(FenError(format!(
-                        "{name} must be at most {MAX_FEN_COUNTER}, found '{s}'"
-                    ))),
-                    Err(_) => Err(FenError(format!("{name} must be a number, found '{s}'"))),
+                    Ok(_) => Err(FenError::CounterTooLarge {
+                        counter,
+                        text: s.to_string(),
+                    }),
+                    Err(_) => Err(FenError::CounterNotNumber {
+                        counter,
+                        text: s.to_string(),
+                    }),
                 },
             }
         };
@@ -192,7 +277,7 @@ impl Position {
         // may stand where it must already have promoted.
         let them = pos.side.flip();
         if is_attacked(&pos, pos.b.kings[them.index()] as usize, pos.side) {
-            return fail("the side not to move is in check");
+            return Err(FenError::NotToMoveInCheck);
         }
         if v.mandatory_promotion {
             for color in Color::BOTH {
@@ -201,11 +286,10 @@ impl Position {
                     if v.promotion_pawns & t.bit() != 0
                         && v.promotion_region[color.index()].contains(sq as usize)
                     {
-                        return fail(format!(
-                            "a {} man stands on its promotion square {}",
-                            v.letter(t, color),
-                            v.square_name(Square(sq))
-                        ));
+                        return Err(FenError::ManOnPromotionSquare {
+                            man: v.letter(t, color),
+                            square: v.square_name(Square(sq)),
+                        });
                     }
                 }
             }
@@ -277,6 +361,52 @@ impl Position {
 mod tests {
     use super::*;
     use crate::rules::variant::VariantSet;
+
+    /// Each reason for refusing a FEN has its own text.
+    #[test]
+    fn refusals_say_why() {
+        let v = VariantSet::builtin().compile("chess").expect("variant");
+        for (fen, why) in [
+            ("", "empty FEN"),
+            ("a b c d e f g", "FEN has 7 fields, at most 6 expected"),
+            ("8/8/8 w", "board has 3 ranks, the variant has 8"),
+            ("k7/8/8/8/8/8/8/0K7", "rank 1: empty run of 0 squares"),
+            ("k8/8/8/8/8/8/8/K7", "rank 8 has more than 8 files"),
+            ("k7p/8/8/8/8/8/8/K7", "rank 8 has more than 8 files"),
+            ("kx6/8/8/8/8/8/8/K7", "'x' is not a piece of chess"),
+            ("k6/8/8/8/8/8/8/K7", "rank 8 has 7 files, the variant has 8"),
+            (
+                "8/8/8/8/8/8/8/K7",
+                "each side needs exactly one king (White has 1, Black has 0)",
+            ),
+            (
+                "k7/8/8/8/8/8/8/K7 x",
+                "side to move must be w or b, found 'x'",
+            ),
+            ("k7/8/8/8/8/8/8/K7 w X", "castling field: unexpected 'X'"),
+            ("k7/8/8/8/8/8/8/K7 w - z9", "bad en-passant square 'z9'"),
+            (
+                "k7/8/8/8/8/8/8/K7 w - - 1000000001",
+                "halfmove clock must be at most 1000000000, found '1000000001'",
+            ),
+            (
+                "k7/8/8/8/8/8/8/K7 w - - 0 x",
+                "fullmove number must be a number, found 'x'",
+            ),
+            ("k6R/8/8/8/8/8/8/K7 w", "the side not to move is in check"),
+            (
+                "k5P1/8/8/8/8/8/8/K7 w",
+                "a P man stands on its promotion square g8",
+            ),
+        ] {
+            let got = Position::from_fen(v.clone(), fen).map(|p| p.to_fen());
+            assert_eq!(
+                got.map_err(|e| e.to_string()),
+                Err(why.to_string()),
+                "{fen}"
+            );
+        }
+    }
 
     /// Moves add one to both counters: the largest ones a FEN may give
     /// leave room for that, and larger ones are refused.
