@@ -60,11 +60,8 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
             if file.is_empty() {
                 continue;
             }
-            if let Err(errors) = set.load_file_checked(&file) {
-                let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
-                return Err(format!(
-                    "{VARIANT_PATH_VAR}: {first} (run `amalgam check {file}` for every error)"
-                ));
+            if let Err(e) = set.load_file_checked(&file) {
+                return Err(format!("{VARIANT_PATH_VAR}: {}", e.with_check_hint()));
             }
         }
     }
@@ -75,11 +72,8 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
             let file = it.next().ok_or("--variants needs a file")?;
             // Whole or not at all, as over the protocols: a file that
             // `check` refuses is refused here too.
-            if let Err(errors) = set.load_file_checked(&file) {
-                let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
-                return Err(format!(
-                    "{first} (run `amalgam check {file}` for every error)"
-                ));
+            if let Err(e) = set.load_file_checked(&file) {
+                return Err(e.with_check_hint());
             }
         } else {
             rest.push(a);

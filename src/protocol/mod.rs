@@ -150,15 +150,6 @@ fn next_line(rx: &Receiver<Input>, queued: bool) -> Next {
     }
 }
 
-/// A refused ini file in one line: its first error, and how many more.
-fn ini_errors(errors: &[crate::rules::variant::IniError]) -> String {
-    let first = errors.first().map_or_else(String::new, |e| e.to_string());
-    match errors.len() {
-        0 | 1 => format!("{first} (file not loaded)"),
-        n => format!("{first} (and {} more errors; file not loaded)", n - 1),
-    }
-}
-
 fn first_word(line: &str) -> Option<&str> {
     line.split_whitespace().next()
 }

@@ -280,7 +280,7 @@ impl Uci {
                 let names = e
                     .variants_mut()
                     .load_file_checked(path)
-                    .map_err(|errors| super::ini_errors(&errors))?;
+                    .map_err(|e| e.to_string())?;
                 say(&format!("info string loaded {}", names.join(", ")));
             }
             other => return Err(format!("unknown option '{other}'")),

@@ -432,7 +432,7 @@ impl Xboard {
                 .variants_mut()
                 .load_file_checked(value)
                 .map(|_| ())
-                .map_err(|errors| super::ini_errors(&errors)),
+                .map_err(|e| e.to_string()),
             _ => Err("unknown option".into()),
         }
     }

@@ -24,6 +24,47 @@ impl fmt::Display for IniError {
     }
 }
 
+impl std::error::Error for IniError {}
+
+/// A variant file refused whole (see `VariantSet::load_file_checked`):
+/// its name and every error found in it (at least one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub file: String,
+    pub errors: Vec<IniError>,
+}
+
+impl LoadError {
+    fn first(&self) -> String {
+        self.errors
+            .first()
+            .map_or_else(String::new, |e| e.to_string())
+    }
+
+    /// The refusal for the command line: the first error, and the command
+    /// that lists them all.
+    pub fn with_check_hint(&self) -> String {
+        format!(
+            "{} (run `amalgam check {}` for every error)",
+            self.first(),
+            self.file
+        )
+    }
+}
+
+/// The refusal in one line: the first error, and how many more.
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let first = self.first();
+        match self.errors.len() {
+            0 | 1 => write!(f, "{first} (file not loaded)"),
+            n => write!(f, "{first} (and {} more errors; file not loaded)", n - 1),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
 /// One `key = value` line.
 #[derive(Clone, Debug)]
 pub struct Entry {

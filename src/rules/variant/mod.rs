@@ -11,7 +11,7 @@ mod read;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
 use std::sync::Arc;
 
-pub use ini::IniError;
+pub use ini::{IniError, LoadError};
 pub use keys::KEYS;
 
 /// The ini file shipped with the engine.
@@ -748,9 +748,13 @@ impl VariantSet {
     /// changes the variants that inherit from it). Otherwise the set stays as
     /// it was and every error is returned. Gives the names of the sections
     /// read.
-    pub fn load_file_checked(&mut self, path: &str) -> Result<Vec<String>, Vec<IniError>> {
+    pub fn load_file_checked(&mut self, path: &str) -> Result<Vec<String>, LoadError> {
+        let refused = |errors| LoadError {
+            file: path.to_string(),
+            errors,
+        };
         let mut next = self.clone();
-        let (names, mut errors) = next.load_file(path).map_err(|e| vec![e])?;
+        let (names, mut errors) = next.load_file(path).map_err(|e| refused(vec![e]))?;
         if errors.is_empty() {
             for name in next.names() {
                 if let Err(e) = next.compile(name) {
@@ -759,7 +763,7 @@ impl VariantSet {
             }
         }
         if !errors.is_empty() {
-            return Err(errors);
+            return Err(refused(errors));
         }
         *self = next;
         Ok(names)

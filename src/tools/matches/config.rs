@@ -151,11 +151,8 @@ impl MatchConfig {
                 };
                 // Whole or not at all, as over the protocols: a file that
                 // `check` refuses is refused here too.
-                if let Err(errors) = set.load_file_checked(file) {
-                    let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
-                    return Err(format!(
-                        "{first} (run `amalgam check {file}` for every error)"
-                    ));
+                if let Err(e) = set.load_file_checked(file) {
+                    return Err(e.with_check_hint());
                 }
             }
         }
