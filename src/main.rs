@@ -316,12 +316,14 @@ fn go_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         return Err(format!("go needs VARIANT FEN|startpos\n{USAGE}"));
     };
     let mut engine = amalgam::engine::Engine::with_variants(set);
-    engine.set_variant(variant)?;
-    engine.set_position(if fen == "startpos" { None } else { Some(fen) }, &[])?;
+    engine.set_variant(variant).map_err(|e| e.to_string())?;
+    engine
+        .set_position(if fen == "startpos" { None } else { Some(fen) }, &[])
+        .map_err(|e| e.to_string())?;
     engine.set_threads(a.get("--threads")?.unwrap_or(1));
     engine.set_multipv(a.get("--multipv")?.unwrap_or(1));
     if let Some(mb) = a.get::<usize>("--hash")? {
-        engine.set_hash_mb(mb)?;
+        engine.set_hash_mb(mb).map_err(|e| e.to_string())?;
     }
     let mut limits = limits_from(&a)?;
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
@@ -367,10 +369,10 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
     let text = amalgam::util::textfile::read(file, amalgam::util::textfile::MAX_DATA_BYTES)
         .map_err(|e| format!("{file}: {e}"))?;
     let mut engine = amalgam::engine::Engine::with_variants(set);
-    engine.set_variant(&variant)?;
+    engine.set_variant(&variant).map_err(|e| e.to_string())?;
     engine.set_threads(a.get("--threads")?.unwrap_or(1));
     if let Some(mb) = a.get::<usize>("--hash")? {
-        engine.set_hash_mb(mb)?;
+        engine.set_hash_mb(mb).map_err(|e| e.to_string())?;
     }
     let v = engine.variant().clone();
     let (mut solved, mut total) = (0, 0);
@@ -388,7 +390,9 @@ fn epd_command(set: VariantSet, args: &[String]) -> Result<ExitCode, String> {
         };
         total += 1;
         engine.new_game();
-        engine.set_position(Some(&entry.fen), &[])?;
+        engine
+            .set_position(Some(&entry.fen), &[])
+            .map_err(|e| e.to_string())?;
         let limits = amalgam::engine::search::Limits {
             movetime,
             nodes,
@@ -827,7 +831,9 @@ fn selfplay_command(set: &VariantSet, args: &[String]) -> Result<ExitCode, Strin
     if let Some(path) = a.get::<String>("--pgn")? {
         let mut text = String::new();
         for r in &records {
-            text.push_str(&amalgam::tools::pgn::write_record(r, v.clone())?);
+            text.push_str(
+                &amalgam::tools::pgn::write_record(r, v.clone()).map_err(|e| e.to_string())?,
+            );
         }
         std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?;
     }

@@ -3,8 +3,11 @@
 //! UCI front ends are thin layers over this.
 
 pub mod bench;
+mod error;
 pub mod eval;
 pub mod search;
+
+pub use error::{Allowed, EngineError};
 
 use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
 use crate::rules::board::Position;
@@ -86,16 +89,14 @@ impl Engine {
     }
 
     /// Switch to a variant (its start position). Errors leave the engine as it was.
-    pub fn set_variant(&mut self, name: &str) -> Result<(), String> {
+    pub fn set_variant(&mut self, name: &str) -> Result<(), EngineError> {
         if !self.variants.names().iter().any(|n| n == name) {
-            return Err(format!("unknown variant '{name}'"));
+            return Err(EngineError::UnknownVariant(name.to_string()));
         }
-        let mut v = self.variants.compile(name).map_err(|e| {
-            e.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
+        let mut v = self
+            .variants
+            .compile(name)
+            .map_err(EngineError::BadVariantFile)?;
         if !self.pair_promotion && v.has_pair_promotion() {
             v = Arc::new(v.without_pair_promotion());
         }
@@ -106,7 +107,7 @@ impl Engine {
 
     /// Switch the pair promotion of variants that have one on or off. The
     /// current variant is compiled again and set to its start position.
-    pub fn set_pair_promotion(&mut self, on: bool) -> Result<(), String> {
+    pub fn set_pair_promotion(&mut self, on: bool) -> Result<(), EngineError> {
         self.pair_promotion = on;
         let name = self.variant.name.clone();
         self.set_variant(&name)
@@ -118,25 +119,34 @@ impl Engine {
 
     /// Set the position: a FEN (`None` for the start position) and moves in
     /// the engine's notation. Errors leave the engine as it was.
-    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), EngineError> {
+        self.position = Engine::read_position(&self.variant, fen, moves)?;
+        Ok(())
+    }
+
+    /// The position [`Engine::set_position`] would set in `variant`, read
+    /// without the engine (a front end checks input with it while a search
+    /// holds the engine).
+    pub fn read_position(
+        variant: &Arc<Variant>,
+        fen: Option<&str>,
+        moves: &[&str],
+    ) -> Result<Position, EngineError> {
         let mut pos = match fen {
-            None => Position::startpos(self.variant.clone()),
-            Some(f) => {
-                Position::from_fen(self.variant.clone(), f).map_err(|e| format!("bad FEN: {e}"))?
-            }
+            None => Position::startpos(variant.clone()),
+            Some(f) => Position::from_fen(variant.clone(), f)?,
         };
         for m in moves {
-            let mv = pos.parse_move(m).map_err(|e| e.to_string())?;
+            let mv = pos.parse_move(m)?;
             pos.make(mv);
         }
-        self.position = pos;
-        Ok(())
+        Ok(pos)
     }
 
     /// Resize the hash table to `mb` megabytes (1 to [`MAX_HASH_MB`]). When
     /// the memory is refused, the old table stays and the error says so.
-    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
-        self.searcher.set_hash_mb(mb.clamp(1, MAX_HASH_MB))
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), EngineError> {
+        Ok(self.searcher.set_hash_mb(mb.clamp(1, MAX_HASH_MB))?)
     }
 
     pub fn hash_mb(&self) -> usize {

@@ -6,7 +6,9 @@
 pub mod uci;
 pub mod xboard;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineError};
+use crate::rules::variant::LoadError;
+use std::fmt;
 use std::io::BufRead;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
@@ -147,6 +149,54 @@ fn next_line(rx: &Receiver<Input>, queued: bool) -> Next {
     match got {
         Input::Line(s) => Next::Line(s),
         Input::Bad { reason, text } => Next::Bad(reason, text),
+    }
+}
+
+/// Why a command was refused; its text is what the protocol prints.
+#[derive(Debug)]
+pub enum CommandError {
+    /// The engine refused a variant, position, move or option value.
+    Engine(EngineError),
+    /// A variant file refused whole.
+    VariantFile(LoadError),
+    /// The command itself is wrong (unknown, or its arguments missing or
+    /// malformed); the text says how.
+    Usage(String),
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandError::Engine(e) => write!(f, "{e}"),
+            CommandError::VariantFile(e) => write!(f, "{e}"),
+            CommandError::Usage(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+impl From<EngineError> for CommandError {
+    fn from(e: EngineError) -> Self {
+        CommandError::Engine(e)
+    }
+}
+
+impl From<LoadError> for CommandError {
+    fn from(e: LoadError) -> Self {
+        CommandError::VariantFile(e)
+    }
+}
+
+impl From<String> for CommandError {
+    fn from(s: String) -> Self {
+        CommandError::Usage(s)
+    }
+}
+
+impl From<&str> for CommandError {
+    fn from(s: &str) -> Self {
+        CommandError::Usage(s.to_string())
     }
 }
 

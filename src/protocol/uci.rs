@@ -3,9 +3,9 @@
 //! past h, ranks past 8, stack and Brute letters) are beyond that grammar.
 //! Bad input gets an `info string` and changes nothing.
 
-use super::{Input, Next, first_word};
+use super::{CommandError, Input, Next, first_word};
 use crate::engine::search::Limits;
-use crate::engine::{Engine, info_line};
+use crate::engine::{Allowed, Engine, EngineError, info_line};
 use crate::rules::types::Move;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -167,7 +167,7 @@ impl Uci {
                 self.wait();
                 let path = line.trim_start()[cmd.len()..].trim();
                 let result = if path.is_empty() {
-                    Err("load needs a file".to_string())
+                    Err(CommandError::from("load needs a file"))
                 } else {
                     self.set_option("VariantPath", path)
                 };
@@ -246,12 +246,17 @@ impl Uci {
         say("uciok");
     }
 
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), CommandError> {
+        let bad_value = |allowed| EngineError::BadOption {
+            name: name.to_string(),
+            value: value.to_string(),
+            allowed,
+        };
         let number = || {
             value
                 .trim()
                 .parse::<usize>()
-                .map_err(|_| format!("{name}: bad value '{value}'"))
+                .map_err(|_| bad_value(Allowed::Number))
         };
         let mut e = self.engine();
         match name.trim().to_ascii_lowercase().as_str() {
@@ -273,22 +278,19 @@ impl Uci {
             "pairpromotion" => match value.trim() {
                 "true" => e.set_pair_promotion(true)?,
                 "false" => e.set_pair_promotion(false)?,
-                _ => return Err(format!("{name}: bad value '{value}' (true or false)")),
+                _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
             },
             "variantpath" => {
                 let path = value.trim();
-                let names = e
-                    .variants_mut()
-                    .load_file_checked(path)
-                    .map_err(|e| e.to_string())?;
+                let names = e.variants_mut().load_file_checked(path)?;
                 say(&format!("info string loaded {}", names.join(", ")));
             }
-            other => return Err(format!("unknown option '{other}'")),
+            other => return Err(format!("unknown option '{other}'").into()),
         }
         Ok(())
     }
 
-    fn position(&mut self, args: &[&str]) -> Result<(), String> {
+    fn position(&mut self, args: &[&str]) -> Result<(), CommandError> {
         let moves_at = args.iter().position(|w| *w == "moves");
         let (head, moves) = match moves_at {
             Some(i) => (&args[..i], &args[i + 1..]),
@@ -299,10 +301,10 @@ impl Uci {
             Some(&"fen") if head.len() > 1 => Some(head[1..].join(" ")),
             _ => return Err("position needs 'startpos' or 'fen FEN'".into()),
         };
-        self.engine().set_position(fen.as_deref(), moves)
+        Ok(self.engine().set_position(fen.as_deref(), moves)?)
     }
 
-    fn go(&mut self, args: &[&str]) -> Result<(), String> {
+    fn go(&mut self, args: &[&str]) -> Result<(), CommandError> {
         let mut limits = Limits {
             overhead: self.overhead,
             ..Default::default()
@@ -311,11 +313,11 @@ impl Uci {
         let mut ponder = false;
         let mut search_moves: Vec<Move> = Vec::new();
         let mut i = 0;
-        let num = |i: usize| -> Result<u64, String> {
+        let num = |i: usize| -> Result<u64, CommandError> {
             args.get(i + 1)
                 .and_then(|s| s.parse::<i64>().ok())
                 .map(|n| n.max(0) as u64)
-                .ok_or_else(|| format!("go {}: needs a number", args[i]))
+                .ok_or_else(|| CommandError::Usage(format!("go {}: needs a number", args[i])))
         };
         let mut pos = self.engine().position().clone();
         while i < args.len() {
@@ -350,7 +352,7 @@ impl Uci {
                     }
                     continue;
                 }
-                other => return Err(format!("go: unknown parameter '{other}'")),
+                other => return Err(format!("go: unknown parameter '{other}'").into()),
             }
             i += 2;
         }

@@ -2,7 +2,7 @@
 //! escaped as the PGN standard asks) and the move text of a game, and the
 //! PGN of a self-play game's record.
 
-use crate::rules::board::Position;
+use crate::rules::board::{FenError, Position};
 use crate::rules::game::GameRecord;
 use crate::rules::types::Color;
 use crate::rules::variant::Variant;
@@ -28,8 +28,8 @@ fn escape(v: &str) -> String {
 }
 
 /// PGN text of a game record: tags, then the moves in SAN.
-pub fn write_record(record: &GameRecord, variant: Arc<Variant>) -> Result<String, String> {
-    let mut pos = Position::from_fen(variant, &record.start_fen).map_err(|e| e.to_string())?;
+pub fn write_record(record: &GameRecord, variant: Arc<Variant>) -> Result<String, FenError> {
+    let mut pos = Position::from_fen(variant, &record.start_fen)?;
     let result = record.result.map_or("*", |r| r.0.pgn());
     let tags = [
         ("Event", record.event.clone()),

@@ -5,7 +5,7 @@
 
 use super::driver;
 use super::history::SearchMemory;
-use super::tt::TranspositionTable;
+use super::tt::{TableRefused, TranspositionTable};
 use super::{Limits, SearchInfo, SearchOptions, SearchResult};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
@@ -39,7 +39,7 @@ impl Searcher {
 
     /// Resize the table to `mb` megabytes (a new, empty one). When the
     /// memory is refused, the old table stays and the error says so.
-    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), TableRefused> {
         if mb == self.tt.size_mb() {
             return Ok(());
         }

@@ -90,6 +90,20 @@ fn unpack(d: u64) -> Option<TtEntry> {
     })
 }
 
+/// The system refused the memory for a table of `mb` megabytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableRefused {
+    pub mb: usize,
+}
+
+impl std::fmt::Display for TableRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot allocate a hash table of {} MB", self.mb)
+    }
+}
+
+impl std::error::Error for TableRefused {}
+
 impl TranspositionTable {
     /// A table of about `mb` megabytes (at least one bucket).
     ///
@@ -105,11 +119,10 @@ impl TranspositionTable {
 
     /// A table of about `mb` megabytes, or an error when the system refuses
     /// the memory (the caller keeps its old table).
-    pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, TableRefused> {
         let bytes = mb.max(1).saturating_mul(1024 * 1024);
         let buckets = (bytes / (16 * BUCKET)).max(1);
-        let slots = zeroed_slots(buckets * BUCKET)
-            .ok_or_else(|| format!("cannot allocate a hash table of {mb} MB"))?;
+        let slots = zeroed_slots(buckets * BUCKET).ok_or(TableRefused { mb })?;
         Ok(TranspositionTable {
             slots,
             buckets,

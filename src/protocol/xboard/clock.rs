@@ -2,6 +2,7 @@
 //! search limits.
 
 use crate::engine::search::Limits;
+use crate::protocol::CommandError;
 
 /// Clock times from the GUI are clamped to this (about 31 years), so that
 /// sums and products of them can never overflow.
@@ -27,7 +28,7 @@ pub struct Clock {
 
 impl Clock {
     /// `level MPS BASE INC`: BASE in minutes or `m:ss`, INC in seconds.
-    pub fn set_level(&mut self, args: &[&str]) -> Result<(), String> {
+    pub fn set_level(&mut self, args: &[&str]) -> Result<(), CommandError> {
         let [mps, base, inc] = args else {
             return Err("level needs MPS BASE INC".into());
         };
@@ -96,7 +97,7 @@ impl Clock {
 }
 
 /// A `time`/`otim` value (centiseconds) in milliseconds; negative is zero.
-pub fn centiseconds(arg: Option<&&str>) -> Result<u64, String> {
+pub fn centiseconds(arg: Option<&&str>) -> Result<u64, CommandError> {
     let n: i64 = arg
         .and_then(|s| s.parse().ok())
         .ok_or("needs centiseconds")?;

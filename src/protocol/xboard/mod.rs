@@ -12,8 +12,8 @@ pub mod pictures;
 mod search;
 pub mod setup;
 
-use super::{Input, Next, first_word};
-use crate::engine::Engine;
+use super::{CommandError, Input, Next, first_word};
+use crate::engine::{Allowed, Engine, EngineError};
 use crate::rules::board::Position;
 use crate::rules::types::Color;
 use crate::rules::variant::{Variant, VariantSet};
@@ -302,13 +302,13 @@ impl Xboard {
                     self.finish();
                     let mut e = self.engine();
                     if cmd == "memory" {
-                        e.set_hash_mb(n)
+                        e.set_hash_mb(n).map_err(CommandError::from)
                     } else {
                         e.set_threads(n);
                         Ok(())
                     }
                 }
-                None => Err(format!("{cmd} needs a number")),
+                None => Err(format!("{cmd} needs a number").into()),
             },
             "option" => {
                 self.finish();
@@ -409,7 +409,7 @@ impl Xboard {
         say("feature done=1");
     }
 
-    fn option(&mut self, text: &str) -> Result<(), String> {
+    fn option(&mut self, text: &str) -> Result<(), CommandError> {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
         let (name, value) = (name.trim(), value.trim());
         let mut e = self.engine();
@@ -418,7 +418,14 @@ impl Xboard {
                 let on = match value {
                     "1" => true,
                     "0" => false,
-                    _ => return Err("PairPromotion is 0 or 1".into()),
+                    _ => {
+                        return Err(EngineError::BadOption {
+                            name: name.to_string(),
+                            value: value.to_string(),
+                            allowed: Allowed::ZeroOrOne,
+                        }
+                        .into());
+                    }
                 };
                 // Switching compiles the variant again from its start position,
                 // so only a change of value does it.
@@ -428,11 +435,10 @@ impl Xboard {
                 Ok(())
             }
             "VariantPath" if value.is_empty() => Ok(()),
-            "VariantPath" => e
-                .variants_mut()
-                .load_file_checked(value)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
+            "VariantPath" => {
+                e.variants_mut().load_file_checked(value)?;
+                Ok(())
+            }
             _ => Err("unknown option".into()),
         }
     }
@@ -456,7 +462,7 @@ impl Xboard {
             .cloned()
     }
 
-    fn new_game(&mut self) -> Result<(), String> {
+    fn new_game(&mut self) -> Result<(), CommandError> {
         let normal = self
             .find_variant("normal")
             .or_else(|| self.variants.names().first().cloned())
@@ -476,7 +482,7 @@ impl Xboard {
         Ok(())
     }
 
-    fn variant(&mut self, args: &[&str]) -> Result<(), String> {
+    fn variant(&mut self, args: &[&str]) -> Result<(), CommandError> {
         let [name] = args else {
             return Err("variant needs a name".into());
         };
@@ -501,20 +507,19 @@ impl Xboard {
         Ok(())
     }
 
-    fn setboard(&mut self, fen: &str) -> Result<(), String> {
+    /// Bad input is refused before a running search is disturbed: the
+    /// position is read with the copy of the engine's variant.
+    fn setboard(&mut self, fen: &str) -> Result<(), CommandError> {
         let fen = setup::fill_castling(&self.variant, fen);
-        Position::from_fen(self.variant.clone(), &fen).map_err(|e| format!("bad FEN: {e}"))?;
+        let pos = Engine::read_position(&self.variant, Some(&fen), &[])?;
         self.abort();
-        {
-            let mut e = self.engine();
-            e.set_position(Some(&fen), &[])?;
-        }
+        *self.engine().position_mut() = pos;
         search::lock(&self.shared.hint).take();
         self.resume_analysis();
         Ok(())
     }
 
-    fn take_back(&mut self, plies: usize) -> Result<(), String> {
+    fn take_back(&mut self, plies: usize) -> Result<(), CommandError> {
         {
             let mut e = self.engine();
             if e.position().ply_count() < plies {
@@ -538,14 +543,11 @@ impl Xboard {
     }
 
     /// `lift`, `put` and `hover`: a person entering a move (see [`entry`]).
-    fn entry_command(&mut self, cmd: &str, args: &[&str]) -> Result<(), String> {
+    fn entry_command(&mut self, cmd: &str, args: &[&str]) -> Result<(), CommandError> {
         let [square] = args else {
-            return Err(format!("{cmd} needs one square"));
+            return Err(format!("{cmd} needs one square").into());
         };
-        let sq = self
-            .variant
-            .parse_square(square)
-            .ok_or_else(|| "bad square".to_string())?;
+        let sq = self.variant.parse_square(square).ok_or("bad square")?;
         let Some(pos) = self.game_position() else {
             return Ok(());
         };
@@ -614,7 +616,7 @@ impl Xboard {
         let limits = self.clock.limits(moves_made);
         match Job::start(kind, &self.engine, &self.shared, limits) {
             Ok(job) => self.job = Some(job),
-            Err(e) => say(&format!("Error ({e}): go")),
+            Err(e) => say(&format!("Error (cannot start the search: {e}): go")),
         }
     }
 }

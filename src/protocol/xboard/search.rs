@@ -142,7 +142,7 @@ impl Job {
         engine: &Arc<Mutex<Engine>>,
         shared: &Arc<Shared>,
         limits: Limits,
-    ) -> Result<Job, String> {
+    ) -> std::io::Result<Job> {
         let discard = Arc::new(AtomicBool::new(false));
         let no_ponder = Arc::new(AtomicBool::new(false));
         let endless = Arc::new(AtomicBool::new(kind == JobKind::Analyze));
@@ -188,8 +188,7 @@ impl Job {
                         }
                     }
                 }
-            })
-            .map_err(|e| format!("cannot start the search: {e}"))?;
+            })?;
         Ok(Job {
             kind,
             handle,
