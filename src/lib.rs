@@ -6,6 +6,7 @@
 //!
 //! | layer | holds |
 //! |---|---|
+//! | [`cli`] | the command line: the protocol loop or one of the tools |
 //! | [`tools`] | the match runner, self-play, opening suites, training data, tuning, EPD |
 //! | [`protocol`] | the UCI and XBoard front ends |
 //! | [`engine`] | the engine's API, benchmark, evaluation and search |
@@ -16,6 +17,7 @@
 // one outside the tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod cli;
 pub mod engine;
 pub mod protocol;
 pub mod rules;

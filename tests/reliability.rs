@@ -493,7 +493,7 @@ fn thread_counts_from_the_command_line_are_bounded() {
         let (code, _, err) = run(args);
         assert_eq!(code, Some(2), "{args:?}");
         assert!(
-            err.contains("--threads needs a number from 1 to 256"),
+            err.contains("for '--threads <N>'") && err.contains("is not in 1..=256"),
             "{err}"
         );
     }

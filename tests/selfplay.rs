@@ -66,5 +66,8 @@ fn a_huge_game_count_is_refused() {
         .expect("run amalgam");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--games: at most"), "{err}");
+    assert!(
+        err.contains("for '--games <N>'") && err.contains("is not in 0..="),
+        "{err}"
+    );
 }
