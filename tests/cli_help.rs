@@ -211,13 +211,6 @@ fn bad_arguments_end_with_status_2_and_one_form() {
         &["tune", "chess", "data", "--out", out, "--lambda", "2"],
         &["openings", "chess", "--out", out, "--count", "0"],
         &["go", "chess", "startpos", "--hash", "0"],
-        // Two limits where one is taken.
-        &["go", "chess", "startpos", "--nodes", "9", "--depth", "2"],
-        &["selfplay", "chess", "--nodes", "9", "--depth", "2"],
-        &["epd", "file.epd", "--nodes", "9", "--movetime", "10"],
-        &[
-            "datagen", "chess", "--games", "1", "--nodes", "9", "--depth", "2", "--out", out,
-        ],
         // Missing arguments.
         &["perft", "chess", "startpos"],
         &["selfplay", "chess"],
@@ -247,4 +240,22 @@ fn bad_arguments_end_with_status_2_and_one_form() {
         );
     }
     assert!(!out_file.exists(), "a refused command wrote its file");
+}
+
+/// Limits given together are all kept, as before the command line moved to
+/// clap: the search stops at the first one reached.
+#[test]
+fn limits_given_together_all_apply() {
+    let out = amalgam(&[
+        "go", "chess", "startpos", "--depth", "20", "--nodes", "3000",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("bestmove "), "{text}");
+    // The node limit stopped a search that depth 20 would not have ended.
+    assert!(!text.contains(" depth 20 "), "{text}");
 }

@@ -407,9 +407,10 @@ pub struct Datagen {
 }
 
 /// The search of each move: to a node count or a depth, never a time, so
-/// that a run does not depend on the machine.
+/// that a run does not depend on the machine; given both, each search stops
+/// at the first reached.
 #[derive(Args, Debug)]
-#[group(required = true, multiple = false)]
+#[group(required = true, multiple = true)]
 struct DatagenLimit {
     /// Search each move to K nodes
     #[arg(long, value_name = "K")]

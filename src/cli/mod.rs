@@ -95,9 +95,10 @@ struct Hash {
     hash: usize,
 }
 
-/// One search limit: at most one of `--nodes`, `--depth` and `--movetime`.
+/// The search's limits, `--nodes`, `--depth` and `--movetime`: one group,
+/// declared once; given together, the search stops at the first reached.
 #[derive(Args, Debug)]
-#[group(id = "limit", multiple = false)]
+#[group(id = "limit", multiple = true)]
 struct Limit {
     /// Search to N nodes
     #[arg(long, value_name = "N")]

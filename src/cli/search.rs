@@ -181,9 +181,10 @@ pub struct Epd {
 }
 
 /// The limit of each position's search: a node count (independent of the
-/// machine's speed and load) or a time.
+/// machine's speed and load) or a time; given both, the search stops at the
+/// first reached.
 #[derive(Args, Debug)]
-#[group(multiple = false)]
+#[group(multiple = true)]
 struct EpdLimit {
     /// Search each position to N nodes
     #[arg(long, value_name = "N")]
