@@ -9,17 +9,17 @@ use std::collections::HashSet;
 fn a_suite_repeats_with_its_seed() {
     let set = VariantSet::builtin();
     for variant in ["chess", "combination"] {
-        let v = set.compile(variant).expect("variant");
+        let (v, eval) = amalgam::engine::eval::compile(&set, variant).expect("variant");
         let opts = SuiteOptions {
             count: 6,
             nodes: 2_000,
             ..Default::default()
         };
-        let a = generate(&v, &opts, &mut |_, _| {});
-        let b = generate(&v, &opts, &mut |_, _| {});
+        let a = generate(&v, &eval, &opts, &mut |_, _| {});
+        let b = generate(&v, &eval, &opts, &mut |_, _| {});
         assert_eq!(a.len(), 6);
         assert_eq!(a, b, "{variant}");
-        let other = generate(&v, &SuiteOptions { seed: 2, ..opts }, &mut |_, _| {});
+        let other = generate(&v, &eval, &SuiteOptions { seed: 2, ..opts }, &mut |_, _| {});
         assert_ne!(a, other, "{variant}");
     }
 }

@@ -9,12 +9,12 @@ use amalgam::{Position, VariantSet};
 fn selfplay_games_end_by_rule_and_pgn_reads_back() {
     let set = VariantSet::builtin();
     for variant in ["chess", "combination", "team-mate", "compound"] {
-        let v = set.compile(variant).expect("variant");
+        let (v, eval) = amalgam::engine::eval::compile(&set, variant).expect("variant");
         let limits = Limits {
             nodes: Some(300),
             ..Default::default()
         };
-        let (records, summary) = amalgam::tools::selfplay::run(&v, 4, &limits, 11);
+        let (records, summary) = amalgam::tools::selfplay::run(&v, &eval, 4, &limits, 11);
         assert!(summary.errors.is_empty(), "{variant}: {:?}", summary.errors);
         assert_eq!(summary.unterminated, 0, "{variant}");
         assert_eq!(records.len(), 4);

@@ -87,7 +87,7 @@ impl Tune {
     /// `words`: the command line after `tune`, recorded in the file.
     pub(super) fn run(&self, set: &VariantSet, words: &[String]) -> CommandResult {
         let (variant, files, out) = (&self.variant, &self.files, &self.out);
-        let v = compile(set, variant)?;
+        let (v, eval) = compile(set, variant)?;
         let opts = TuneOptions {
             epochs: self.epochs,
             seed: self.seed,
@@ -98,8 +98,8 @@ impl Tune {
             decay: self.decay,
         };
         let start = match self.start {
-            Start::Current => v.eval.params.clone(),
-            Start::Defaults => crate::engine::eval::default_weights(&v),
+            Start::Current => eval.params.clone(),
+            Start::Defaults => crate::engine::eval::default_weights(&v, &eval),
         };
         let started = std::time::Instant::now();
         let mut samples = Vec::new();
@@ -113,7 +113,7 @@ impl Tune {
                     .take(20)
                     .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
             );
-            match crate::tools::tune::read_data(&v, &text, file) {
+            match crate::tools::tune::read_data(&v, &eval, &text, file) {
                 Ok(s) => samples.extend(s),
                 Err(errors) => {
                     for e in errors.iter().take(10) {
@@ -197,7 +197,7 @@ pub struct Pictures {
 impl Pictures {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
         let (variant, out) = (&self.variant, &self.out);
-        let v = compile(set, variant)?;
+        let (v, _) = compile(set, variant)?;
         let files = crate::protocol::xboard::pictures::pictures(&v);
         if files.is_empty() {
             return Err(format!(
@@ -250,7 +250,7 @@ impl Check {
         }
         names.dedup();
         for name in &names {
-            if let Err(e) = set.compile(name) {
+            if let Err(e) = crate::engine::eval::compile(&set, name) {
                 errors.extend(e);
             }
         }

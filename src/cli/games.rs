@@ -40,11 +40,11 @@ pub struct Selfplay {
 
 impl Selfplay {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
-        let v = compile(set, &self.variant)?;
+        let (v, eval) = compile(set, &self.variant)?;
         let games = self.games;
         let limits = self.limit.limits();
         let start = Instant::now();
-        let (records, summary) = crate::tools::selfplay::run(&v, games, &limits, self.seed);
+        let (records, summary) = crate::tools::selfplay::run(&v, &eval, games, &limits, self.seed);
         if let Some(path) = &self.pgn {
             let mut text = String::new();
             for r in &records {
@@ -108,7 +108,7 @@ pub struct Openings {
 impl Openings {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
         let variant = &self.variant;
-        let v = compile(set, variant)?;
+        let (v, eval) = compile(set, variant)?;
         let out = &self.out;
         let opts = SuiteOptions {
             count: self.count,
@@ -118,7 +118,7 @@ impl Openings {
             nodes: self.nodes,
         };
         let start = Instant::now();
-        let lines = crate::tools::openings::generate(&v, &opts, &mut |kept, tried| {
+        let lines = crate::tools::openings::generate(&v, &eval, &opts, &mut |kept, tried| {
             if kept % 50 == 0 {
                 eprintln!(
                     "{kept} positions kept of {tried} tried, {:.1} s",
@@ -422,7 +422,7 @@ struct DatagenLimit {
 
 impl Datagen {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
-        let v = compile(set, &self.variant)?;
+        let (v, eval) = compile(set, &self.variant)?;
         let games = self.games;
         let limits = crate::engine::search::Limits {
             depth: self.limit.depth,
@@ -460,7 +460,8 @@ impl Datagen {
                 p as f64 / secs.max(1e-3)
             );
         };
-        let summary = crate::tools::datagen::run(&v, &opts, &mut file, &progress).map_err(text)?;
+        let summary =
+            crate::tools::datagen::run(&v, &eval, &opts, &mut file, &progress).map_err(text)?;
         eprintln!();
         for e in &summary.errors {
             eprintln!("error: {e}");

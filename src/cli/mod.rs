@@ -13,6 +13,7 @@ mod files;
 mod games;
 mod search;
 
+use crate::engine::eval::EvalTables;
 use crate::rules::variant::{Variant, VariantSet};
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -127,16 +128,17 @@ fn text<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-/// A variant of the set, or its compile errors as one message.
-fn compile(set: &VariantSet, name: &str) -> Result<Arc<Variant>, String> {
-    set.compile(name)
+/// A variant of the set with its evaluation tables, or its compile errors
+/// as one message.
+fn compile(set: &VariantSet, name: &str) -> Result<(Arc<Variant>, Arc<EvalTables>), String> {
+    crate::engine::eval::compile(set, name)
         .map_err(|e| e.iter().map(text).collect::<Vec<_>>().join("; "))
 }
 
 /// Load a variant file whole or not at all, as over the protocols: a file
 /// that `check` refuses is refused here too.
 fn load_variants(set: &mut VariantSet, file: &str) -> Result<(), String> {
-    set.load_file_checked(file)
+    crate::engine::eval::load_file_checked(set, file)
         .map(|_| ())
         .map_err(|e| e.with_check_hint())
 }

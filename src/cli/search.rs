@@ -30,8 +30,7 @@ pub struct Perft {
 
 impl Perft {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
-        let v = set
-            .compile(&self.variant)
+        let (v, _) = crate::engine::eval::compile(set, &self.variant)
             .map_err(|errors| errors.iter().map(text).collect::<Vec<_>>().join("\n"))?;
         let pos = if self.fen == "startpos" {
             Position::startpos(v)

@@ -97,7 +97,7 @@ pub fn run(
         .iter()
         .filter(|(n, _)| variant.is_none_or(|v| v == *n))
     {
-        let v = set.compile(name).map_err(|e| format!("{e:?}"))?;
+        let (v, eval) = crate::engine::eval::compile(set, name).map_err(|e| format!("{e:?}"))?;
         let pos = Position::from_fen(v, fen).map_err(|e| e.to_string())?;
         let mut searcher = Searcher::new(16);
         // Bring the tables' pages into memory before the clock starts.
@@ -111,7 +111,7 @@ pub fn run(
             multipv: 1,
         };
         let start = Instant::now();
-        let r = searcher.search(&pos, &limits, &options, &[], &mut |_| {});
+        let r = searcher.search(&pos, &eval, &limits, &options, &[], &mut |_| {});
         lines.push(BenchLine {
             variant: name.to_string(),
             fen: fen.to_string(),

@@ -9,10 +9,11 @@ pub mod search;
 
 pub use error::{Allowed, EngineError};
 
+use crate::engine::eval::EvalTables;
 use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
-use crate::rules::variant::{Variant, VariantSet};
+use crate::rules::variant::{LoadError, Variant, VariantSet};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -25,6 +26,8 @@ pub const MAX_HASH_MB: usize = 1 << 16;
 pub struct Engine {
     variants: VariantSet,
     variant: Arc<Variant>,
+    /// The evaluation's tables of `variant`.
+    eval: Arc<EvalTables>,
     position: Position,
     /// The table, the search memory of this game and the stop flag.
     searcher: Searcher,
@@ -41,26 +44,25 @@ impl Engine {
     }
 
     pub fn with_variants(variants: VariantSet) -> Engine {
-        let variant = variants
-            .compile("chess")
+        let (variant, eval) = eval::compile(&variants, "chess")
             .or_else(|_| {
                 variants
                     .names()
                     .first()
                     .ok_or(())
-                    .and_then(|n| variants.compile(n).map_err(|_| ()))
+                    .and_then(|n| eval::compile(&variants, n).map_err(|_| ()))
             })
             .unwrap_or_else(|_| {
                 // The built-in file always defines chess; this is only reached
                 // with an empty user-made set.
-                VariantSet::builtin()
-                    .compile("chess")
+                eval::compile(&VariantSet::builtin(), "chess")
                     .unwrap_or_else(|e| panic!("built-in chess: {e:?}"))
             });
         let position = Position::startpos(variant.clone());
         Engine {
             variants,
             variant,
+            eval,
             position,
             searcher: Searcher::new(DEFAULT_HASH_MB),
             options: SearchOptions::default(),
@@ -76,8 +78,20 @@ impl Engine {
         &mut self.variants
     }
 
+    /// Load an ini file into the engine's variants only when all of it is
+    /// good, its variants' parameter files included (see
+    /// [`eval::load_file_checked`]). Gives the names of the sections read.
+    pub fn load_variant_file(&mut self, path: &str) -> Result<Vec<String>, LoadError> {
+        eval::load_file_checked(&mut self.variants, path)
+    }
+
     pub fn variant(&self) -> &Arc<Variant> {
         &self.variant
+    }
+
+    /// The evaluation's tables of the current variant.
+    pub fn eval(&self) -> &Arc<EvalTables> {
+        &self.eval
     }
 
     pub fn position(&self) -> &Position {
@@ -93,15 +107,14 @@ impl Engine {
         if !self.variants.names().iter().any(|n| n == name) {
             return Err(EngineError::UnknownVariant(name.to_string()));
         }
-        let mut v = self
-            .variants
-            .compile(name)
-            .map_err(EngineError::BadVariantFile)?;
+        let (mut v, eval) =
+            eval::compile(&self.variants, name).map_err(EngineError::BadVariantFile)?;
         if !self.pair_promotion && v.has_pair_promotion() {
             v = Arc::new(v.without_pair_promotion());
         }
         self.position = Position::startpos(v.clone());
         self.variant = v;
+        self.eval = eval;
         Ok(())
     }
 
@@ -194,8 +207,14 @@ impl Engine {
         search_moves: &[Move],
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        self.searcher
-            .search(&self.position, limits, &self.options, search_moves, on_info)
+        self.searcher.search(
+            &self.position,
+            &self.eval,
+            limits,
+            &self.options,
+            search_moves,
+            on_info,
+        )
     }
 }
 

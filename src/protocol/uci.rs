@@ -282,7 +282,7 @@ impl Uci {
             },
             "variantpath" => {
                 let path = value.trim();
-                let names = e.variants_mut().load_file_checked(path)?;
+                let names = e.load_variant_file(path)?;
                 say(&format!("info string loaded {}", names.join(", ")));
             }
             other => return Err(format!("unknown option '{other}'").into()),

@@ -17,6 +17,7 @@
 //! random plies. Lines starting with `#` are
 //! comments (each run writes one with its settings).
 
+use crate::engine::eval::EvalTables;
 use crate::engine::search::{Limits, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::game::{Outcome, outcome};
@@ -88,6 +89,7 @@ fn opening(variant: &Arc<Variant>, suite: &[Opening], rng: &mut Rng) -> Result<P
 /// Play one game; its kept positions and its result (White's points).
 fn play(
     variant: &Arc<Variant>,
+    eval: &EvalTables,
     suite: &[Opening],
     limits: &Limits,
     seed: u64,
@@ -108,7 +110,7 @@ fn play(
         if plies >= MAX_PLIES {
             break 0.5;
         }
-        let (m, value) = game_move(&mut pos, limits, &mut searcher)?;
+        let (m, value) = game_move(&mut pos, eval, limits, &mut searcher)?;
         let capture = pos.cell(m.to()).is_piece() || m.kind() == MoveKind::EnPassant;
         let promotion = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
         if let Value::Cp(cp) = value
@@ -138,6 +140,7 @@ fn play(
 /// `progress` is called after each game with (games, positions, elapsed s).
 pub fn run(
     variant: &Arc<Variant>,
+    eval: &EvalTables,
     opts: &DatagenOptions,
     out: &mut (dyn Write + Send),
     progress: &(dyn Fn(usize, usize, f64) + Sync),
@@ -180,7 +183,7 @@ pub fn run(
     pool.install(|| {
         (0..opts.games).into_par_iter().for_each(|g| {
             let seed = opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(g as u64);
-            match play(variant, suite, &opts.limits, seed) {
+            match play(variant, eval, suite, &opts.limits, seed) {
                 Err(e) => {
                     if let Ok(mut v) = errors.lock() {
                         v.push(e);
@@ -241,7 +244,7 @@ mod tests {
     fn games_write_quiet_positions_with_score_and_result() {
         let set = VariantSet::builtin();
         for name in ["chess", "combination"] {
-            let v = set.compile(name).expect("variant");
+            let (v, eval) = crate::engine::eval::compile(&set, name).expect("variant");
             let opts = DatagenOptions {
                 games: 2,
                 limits: Limits {
@@ -253,7 +256,7 @@ mod tests {
                 openings: None,
             };
             let mut buf: Vec<u8> = Vec::new();
-            let summary = run(&v, &opts, &mut buf, &|_, _, _| {}).expect("run");
+            let summary = run(&v, &eval, &opts, &mut buf, &|_, _, _| {}).expect("run");
             assert_eq!(summary.games, 2, "{:?}", summary.errors);
             let text = String::from_utf8(buf).expect("utf-8");
             let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();

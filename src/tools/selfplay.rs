@@ -3,6 +3,7 @@
 //! ended by the variant's rules, with every move checked against the legal
 //! move list.
 
+use crate::engine::eval::EvalTables;
 use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::game::{GameRecord, Outcome, Termination, outcome};
@@ -19,14 +20,23 @@ pub const RANDOM_PLIES: usize = 6;
 /// safeguard: the move rules end every game long before).
 pub const MAX_PLIES: usize = 2000;
 
-/// The move a one-thread search chooses in a game, and its score; `Err`
-/// if the search gave no move or an illegal one.
+/// The move a one-thread search chooses in a game (with the variant's
+/// evaluation tables `eval`), and its score; `Err` if the search gave no
+/// move or an illegal one.
 pub fn game_move(
     pos: &mut Position,
+    eval: &EvalTables,
     limits: &Limits,
     searcher: &mut Searcher,
 ) -> Result<(Move, Value), String> {
-    let r = searcher.search(pos, limits, &SearchOptions::default(), &[], &mut |_| {});
+    let r = searcher.search(
+        pos,
+        eval,
+        limits,
+        &SearchOptions::default(),
+        &[],
+        &mut |_| {},
+    );
     let Some(m) = r.best else {
         return Err(format!("no move in {}", pos.to_fen()));
     };
@@ -39,6 +49,7 @@ pub fn game_move(
 /// Play one game; `Err` if the engine produced an illegal move or none.
 pub fn play_game(
     variant: &Arc<Variant>,
+    eval: &EvalTables,
     limits: &Limits,
     seed: u64,
     round: usize,
@@ -62,7 +73,7 @@ pub fn play_game(
             result = Some(r);
             break;
         }
-        let (m, _) = game_move(&mut pos, limits, &mut searcher)?;
+        let (m, _) = game_move(&mut pos, eval, limits, &mut searcher)?;
         pos.make(m);
         moves.push(m);
     }
@@ -92,6 +103,7 @@ pub struct Summary {
 /// Play `games` games in parallel (one search thread each).
 pub fn run(
     variant: &Arc<Variant>,
+    eval: &EvalTables,
     games: usize,
     limits: &Limits,
     seed: u64,
@@ -101,6 +113,7 @@ pub fn run(
         .map(|g| {
             play_game(
                 variant,
+                eval,
                 limits,
                 seed.wrapping_add(g as u64 * 0x1000_0001),
                 g + 1,

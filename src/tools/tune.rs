@@ -14,7 +14,7 @@
 //! and every batch's gradient is summed over fixed chunks in a fixed order,
 //! so the thread count does not change a bit of the result.
 
-use crate::engine::eval::{EvalParams, Score, Trace, trace};
+use crate::engine::eval::{EvalParams, EvalTables, Score, Trace, trace};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
 use crate::util::rng::Rng;
@@ -46,7 +46,7 @@ pub struct Sample {
 }
 
 /// Read one data line: `FEN | SCORE | RESULT`, White's side.
-fn parse_line(variant: &Arc<Variant>, line: &str) -> Result<Sample, String> {
+fn parse_line(variant: &Arc<Variant>, eval: &EvalTables, line: &str) -> Result<Sample, String> {
     let fields: Vec<&str> = line.split('|').map(str::trim).collect();
     let [fen, score, result] = fields.as_slice() else {
         return Err(format!(
@@ -67,16 +67,18 @@ fn parse_line(variant: &Arc<Variant>, line: &str) -> Result<Sample, String> {
     };
     let pos = Position::from_fen(variant.clone(), fen).map_err(|e| format!("bad FEN: {e}"))?;
     Ok(Sample {
-        trace: trace(&pos),
+        trace: trace(eval, &pos),
         result,
         score: f64::from(score),
     })
 }
 
-/// The positions of a data file's text (`file` names it in errors). Blank
-/// lines and `#` comments are skipped; every bad line is an error.
+/// The positions of a data file's text (`file` names it in errors), traced
+/// with the variant's evaluation tables `eval`. Blank lines and `#`
+/// comments are skipped; every bad line is an error.
 pub fn read_data(
     variant: &Arc<Variant>,
+    eval: &EvalTables,
     text: &str,
     file: &str,
 ) -> Result<Vec<Sample>, Vec<DataError>> {
@@ -89,7 +91,7 @@ pub fn read_data(
     let parsed: Vec<Result<Sample, DataError>> = lines
         .par_iter()
         .map(|&(n, l)| {
-            parse_line(variant, l).map_err(|message| DataError {
+            parse_line(variant, eval, l).map_err(|message| DataError {
                 file: file.to_string(),
                 line: n,
                 message,

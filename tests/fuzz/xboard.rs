@@ -437,7 +437,7 @@ pub(crate) fn xb_final(st: &mut Stream, rng: &mut Rng, m: &mut XbModel, pings: &
     // engine survived these loads, so the library does too).
     let mut set = st.ctx.builtin.clone();
     for f in m.loaded.iter().chain([&pristine]) {
-        let _ = set.load_file_checked(f);
+        let _ = amalgam::engine::eval::load_file_checked(&mut set, f);
     }
     let same_variant = xb_lookup(&set, VARIANTS[vi]).as_deref() == Some(VARIANTS[vi]);
     let refused = set_up.iter().any(|l| l.starts_with("Error"));

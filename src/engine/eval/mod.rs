@@ -12,17 +12,18 @@
 
 pub mod params;
 mod pawns;
-mod score;
 mod tables;
 mod terms;
 mod trace;
 
 use crate::rules::board::Position;
+pub use crate::rules::board::sums::Score;
 use crate::rules::types::Color;
 pub use params::{EvalParams, Layout};
 pub use pawns::PawnCache;
-pub use score::Score;
-pub use tables::{EvalTables, PAWN_VALUE, build_tables, default_weights};
+pub use tables::{
+    EvalTables, PAWN_VALUE, build_tables, compile, default_weights, load_file_checked, piece_values,
+};
 pub use terms::{LAZY_MARGIN, MoveShape, quick};
 use terms::{
     NO_MATE_DIVISOR, Weighted, few_men, mop_up, passed_terms, positional_terms, taper, tempo,
@@ -32,8 +33,7 @@ pub use trace::{Trace, trace};
 /// The tapered sum `s` (White's side) made a score for the side to move:
 /// the mop-up term and the scaling of a side ahead that cannot mate, then
 /// the tempo.
-fn finish(pos: &Position, s: Score) -> i32 {
-    let t = &pos.variant().eval;
+fn finish(t: &EvalTables, pos: &Position, s: Score) -> i32 {
     let mut score = taper(s, pos.b.phase, t.max_phase);
     if few_men(pos) {
         score += mop_up(pos, Color::White) - mop_up(pos, Color::Black);
@@ -51,20 +51,29 @@ fn finish(pos: &Position, s: Score) -> i32 {
     } else {
         -score
     };
-    stm + tempo(pos)
+    stm + tempo(t, pos)
 }
 
 /// The static evaluation from the side to move's point of view, with the
-/// pawn-structure cache kept by the caller.
-pub fn evaluate(pos: &Position, pawns: &mut PawnCache) -> i32 {
-    let t = &pos.variant().eval;
-    let (structure, facts, free) = pawns.structure(pos);
+/// variant's tables `t` and the pawn-structure cache kept by the caller.
+pub fn evaluate(t: &EvalTables, pos: &Position, pawns: &mut PawnCache) -> i32 {
+    let (structure, facts, free) = pawns.structure(t, pos);
     let mut acc = Weighted::new(&t.params.weights, pos.b.psq + structure);
     if t.passed_used {
-        passed_terms(pos, &facts.passed, &mut acc);
+        passed_terms(t, pos, &facts.passed, &mut acc);
     }
-    positional_terms(pos, free, &mut acc);
-    finish(pos, acc.sum())
+    positional_terms(t, pos, free, &mut acc);
+    finish(t, pos, acc.sum())
+}
+
+/// A position of a built-in variant, and the variant's tables, for unit
+/// tests.
+#[cfg(test)]
+pub(crate) fn builtin(variant: &str, fen: &str) -> (Position, std::sync::Arc<EvalTables>) {
+    let (v, t) = compile(&crate::rules::variant::VariantSet::builtin(), variant)
+        .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
+    let pos = Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"));
+    (pos, t)
 }
 
 #[cfg(test)]
@@ -80,11 +89,11 @@ mod tests {
                    startFen = rnbqkbnr/qqqqqqqq/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1\n";
         let (_, errors) = set.load_str(ini, "t.ini");
         assert!(errors.is_empty(), "{errors:?}");
-        let v = set.compile("queens").expect("variant");
+        let (v, t) = compile(&set, "queens").expect("variant");
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1";
         let p = Position::from_fen(v, fen).expect("fen");
         let mut pawns = PawnCache::new();
-        assert!(evaluate(&p, &mut pawns) > 100_000);
-        assert!(quick(&p) > 100_000);
+        assert!(evaluate(&t, &p, &mut pawns) > 100_000);
+        assert!(quick(&t, &p) > 100_000);
     }
 }

@@ -2,9 +2,10 @@
 //! isolated, connected, backward and passed men), the cells they attack,
 //! and their cache by pawn hash.
 
-use super::score::Score;
+use super::tables::EvalTables;
 use super::terms::{Terms, Weighted};
 use crate::rules::board::Position;
+use crate::rules::board::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 
 /// Pawn-structure terms of the variant's pawn types: doubled, isolated,
@@ -12,14 +13,14 @@ use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 /// cached by the pawn hash (see [`PawnCache`]).
 /// Returns the cells of the passed men, for [`passed_terms`], and the
 /// cells each side's pawn-type men attack, for [`positional_terms`].
-pub(super) fn pawn_terms(pos: &Position, acc: &mut impl Terms) -> PawnFacts {
+pub(super) fn pawn_terms(t: &EvalTables, pos: &Position, acc: &mut impl Terms) -> PawnFacts {
     let mut passed_men: CellSet = [0; GUARD_WORDS];
     let guarded = [
-        pawn_guarded(pos, Color::White),
-        pawn_guarded(pos, Color::Black),
+        pawn_guarded(t, pos, Color::White),
+        pawn_guarded(t, pos, Color::Black),
     ];
     let v = &**pos.variant();
-    let l = &v.eval.params.layout;
+    let l = &t.params.layout;
     let cells = &pos.b.cells;
     let is_pawn = |c: Cell| v.promotion_pawns & c.kind().bit() != 0;
     // Per file (shifted by one, so that both neighbours of every file have
@@ -123,13 +124,13 @@ pub(super) fn lay_out_free_cells(guarded: &[CellSet; 2], free: &mut FreeCells) {
 }
 
 /// The cells that `by`'s pawn-type men attack.
-fn pawn_guarded(pos: &Position, by: Color) -> [u64; GUARD_WORDS] {
+fn pawn_guarded(t: &EvalTables, pos: &Position, by: Color) -> [u64; GUARD_WORDS] {
     let v = &**pos.variant();
     let mut set = [0u64; GUARD_WORDS];
     for &sq in pos.men(by) {
         let c = pos.b.cells[sq as usize];
         if v.promotion_pawns & c.kind().bit() != 0 {
-            for &d in &v.eval.pawn_captures[c.0 as usize] {
+            for &d in &t.pawn_captures[c.0 as usize] {
                 let to = sq as usize as isize + d as isize;
                 if (0..BOARD_CELLS as isize).contains(&to) {
                     set[to as usize >> 6] |= 1 << (to & 63);
@@ -177,12 +178,16 @@ impl PawnCache {
 
     /// The structure's score, its facts and the cells free of each side's
     /// pawn-type men's attacks.
-    pub(super) fn structure(&mut self, pos: &Position) -> (Score, &PawnFacts, &FreeCells) {
+    pub(super) fn structure(
+        &mut self,
+        t: &EvalTables,
+        pos: &Position,
+    ) -> (Score, &PawnFacts, &FreeCells) {
         let key = pos.b.pawn_hash;
         let slot = &mut self.slots[key as usize & (Self::SIZE - 1)];
         if slot.0 != key {
-            let mut acc = Weighted::new(&pos.variant().eval.params.weights, Score::ZERO);
-            let facts = pawn_terms(pos, &mut acc);
+            let mut acc = Weighted::new(&t.params.weights, Score::ZERO);
+            let facts = pawn_terms(t, pos, &mut acc);
             *slot = (key, acc.sum(), facts);
         }
         let f = (key >> (64 - Self::FREE_SLOTS.trailing_zeros())) as usize;

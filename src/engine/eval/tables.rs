@@ -4,22 +4,20 @@
 //! what the terms read per cell code.
 
 use super::params::{EvalParams, Layout};
-use super::score::Score;
 use super::terms::MoveShape;
+use crate::rules::board::sums::{Score, SumTable};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
-use crate::rules::variant::{IniError, Variant};
+use crate::rules::variant::{IniError, LoadError, Variant, VariantSet};
+use std::sync::Arc;
 
-/// Per-variant tables of the evaluation: its weights, and the incremental
-/// material and piece-square table built from them.
+/// Per-variant tables of the evaluation: its weights, and what the terms
+/// read per piece type and cell code. The material and piece-square table
+/// that the board sums as men move is the variant's [`SumTable`], filled
+/// by [`compile`].
 #[derive(Clone, Debug, Default)]
 pub struct EvalTables {
     /// Every weight (see [`params`](super::params)).
     pub params: EvalParams,
-    /// Material plus piece-square value of each cell code on each square,
-    /// from White's point of view (Black's codes are negative).
-    pub psq: Vec<Score>,
-    /// Game-phase weight of each cell code (non-pawn material).
-    pub phase: Vec<i32>,
     /// Phase of the start position (the middlegame end of the taper).
     pub max_phase: i32,
     /// Middlegame value of each piece type from the ini (or estimated), for
@@ -144,6 +142,12 @@ fn exchange_values(v: &Variant, values: &[i32]) -> (Vec<i32>, Vec<f64>) {
     (value, avg)
 }
 
+/// The exchange value of each piece type of `v`, as [`EvalTables::value`]
+/// holds it, for a caller without the tables.
+pub fn piece_values(v: &Variant) -> Vec<i32> {
+    exchange_values(v, &v.piece_values).0
+}
+
 /// The layout of a variant's weights.
 fn layout(v: &Variant) -> Layout {
     let n = v.pieces.len();
@@ -221,26 +225,44 @@ fn default_params(v: &Variant, value: &[i32], avg: &[f64]) -> EvalParams {
     p
 }
 
-/// The weights a variant has without a parameter file (derived from its
-/// men and board), for a fit that starts from them.
-pub fn default_weights(v: &Variant) -> EvalParams {
-    let (value, avg) = exchange_values(v, &v.eval.value);
+/// The weights a variant with tables `t` has without a parameter file
+/// (derived from its men and board), for a fit that starts from them.
+pub fn default_weights(v: &Variant, t: &EvalTables) -> EvalParams {
+    let (value, avg) = exchange_values(v, &t.value);
     default_params(v, &value, &avg)
 }
 
-/// Build the tables of a variant. `values` holds the ini's piece values by
-/// type (0 where none was given); `file` a parameter file's text and name,
-/// whose weights replace the defaults.
-pub fn build_tables(
-    v: &Variant,
-    values: &[i32],
-    file: Option<(&str, &str)>,
-) -> Result<EvalTables, Vec<IniError>> {
+/// Compile variant `name` of `set` for play: the rules' variant with the
+/// evaluation's material and piece-square table installed as its board
+/// sums, and the evaluation's tables. The errors of the variant's
+/// parameter file are the variant's.
+pub fn compile(
+    set: &VariantSet,
+    name: &str,
+) -> Result<(Arc<Variant>, Arc<EvalTables>), Vec<IniError>> {
+    let mut v = set.compile(name)?;
+    let (tables, sums) = build_tables(&v)?;
+    // Just compiled, the variant has no other holder: no copy is made.
+    Arc::make_mut(&mut v).sums = sums;
+    Ok((v, Arc::new(tables)))
+}
+
+/// Load an ini file into `set` only when all of it is good, its variants'
+/// parameter files included (see [`VariantSet::load_file_checked`]).
+pub fn load_file_checked(set: &mut VariantSet, path: &str) -> Result<Vec<String>, LoadError> {
+    set.load_file_checked(path, &|v| build_tables(v).map(drop))
+}
+
+/// Build the tables of a variant from its men and board, the ini's piece
+/// values (`piece_values`, 0 where none was given) and its parameter file
+/// (`eval_params`), whose weights replace the defaults; also the table of
+/// what each man adds to the board's sums.
+pub fn build_tables(v: &Variant) -> Result<(EvalTables, SumTable), Vec<IniError>> {
     let n = v.pieces.len();
-    let (value, avg) = exchange_values(v, values);
+    let (value, avg) = exchange_values(v, &v.piece_values);
     let mut params = default_params(v, &value, &avg);
-    if let Some((text, name)) = file {
-        params.read_text(text, name)?;
+    if let Some(file) = &v.eval_params {
+        params.read_text(&file.text, &file.name)?;
     }
     let l = &params.layout;
     let codes = 2 + 2 * n;
@@ -337,10 +359,8 @@ pub fn build_tables(
     let threats_used = used(&|i| l.threat(i));
     let attackers_used = used(&|i| l.attacker(i));
     let pairs_used = used(&|i| l.pair(i));
-    Ok(EvalTables {
+    let tables = EvalTables {
         params,
-        psq,
-        phase,
         max_phase,
         value,
         best_promotion,
@@ -356,7 +376,8 @@ pub fn build_tables(
         threats_used,
         attackers_used,
         pairs_used,
-    })
+    };
+    Ok((tables, SumTable { psq, phase }))
 }
 
 /// The rank of `sq` counted from `color`'s side (0 is its first rank).

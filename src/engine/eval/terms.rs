@@ -5,8 +5,9 @@
 //! the taper between middlegame and endgame.
 
 use super::pawns::{CellSet, FreeCells};
-use super::score::Score;
+use super::tables::EvalTables;
 use crate::rules::board::Position;
+use crate::rules::board::sums::Score;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Cell, Color, MAX_FILES, Square};
 use crate::rules::variant::Rule;
 
@@ -105,8 +106,7 @@ pub(super) fn taper(s: Score, phase: i32, max_phase: i32) -> i32 {
 
 /// The tempo weight for the side to move, tapered.
 #[inline]
-pub(super) fn tempo(pos: &Position) -> i32 {
-    let t = &pos.variant().eval;
+pub(super) fn tempo(t: &EvalTables, pos: &Position) -> i32 {
     let w = t.params.weights[t.params.layout.tempo()];
     // One weight for both ends needs no blend (and no division).
     if w.mg() == w.eg() {
@@ -118,15 +118,14 @@ pub(super) fn tempo(pos: &Position) -> i32 {
 /// Material and piece-square terms only (tapered), from the side to move's
 /// point of view: a cheap estimate the full evaluation rarely moves by more
 /// than [`LAZY_MARGIN`].
-pub fn quick(pos: &Position) -> i32 {
-    let t = &pos.variant().eval;
+pub fn quick(t: &EvalTables, pos: &Position) -> i32 {
     let s = pos.b.psq;
     let score = taper(s, pos.b.phase, t.max_phase);
     (if pos.side_to_move() == Color::White {
         score
     } else {
         -score
-    }) + tempo(pos)
+    }) + tempo(t, pos)
 }
 
 /// Bound on how far the positional terms move the score from [`quick`]
@@ -135,9 +134,14 @@ pub const LAZY_MARGIN: i32 = 300;
 
 /// The terms of passed men that depend on more than the pawn-type men:
 /// whether the next square is empty, and how far each king is from it.
-pub(super) fn passed_terms(pos: &Position, passed_men: &CellSet, acc: &mut impl Terms) {
+pub(super) fn passed_terms(
+    t: &EvalTables,
+    pos: &Position,
+    passed_men: &CellSet,
+    acc: &mut impl Terms,
+) {
     let v = &**pos.variant();
-    let l = &v.eval.params.layout;
+    let l = &t.params.layout;
     let cells = &pos.b.cells;
     for (w, &word) in passed_men.iter().enumerate() {
         let mut bits = word;
@@ -184,9 +188,13 @@ pub(super) fn passed_terms(pos: &Position, passed_men: &CellSet, acc: &mut impl 
 /// the king's pawn shelter and the pawn storm against it, and pairs of
 /// colour-bound men on both colours. `free_of` holds, per side, 1 on the
 /// cells its pawn-type men do not attack (see [`FreeCells`]).
-pub(super) fn positional_terms<T: Terms>(pos: &Position, free_of: &FreeCells, acc: &mut T) {
+pub(super) fn positional_terms<T: Terms>(
+    t: &EvalTables,
+    pos: &Position,
+    free_of: &FreeCells,
+    acc: &mut T,
+) {
     let v = &**pos.variant();
-    let t = &v.eval;
     let l = &t.params.layout;
     let cells = &pos.b.cells;
     let bound = if T::ALL || t.pairs_used {
@@ -430,8 +438,9 @@ fn count_moves(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::eval::{PawnCache, evaluate, trace};
+    use crate::engine::eval::{PawnCache, compile, evaluate, trace};
     use crate::rules::types::MoveList;
+    use crate::rules::variant::VariantSet;
     use crate::util::rng::Rng;
 
     /// [`within_two`] against files and ranks, for every pair of squares
@@ -465,8 +474,7 @@ mod tests {
     #[test]
     fn open_first_steps_counted_with_the_moves_match_the_rides() {
         for name in ["chess", "combination", "team-mate", "compound"] {
-            let v = crate::VariantSet::builtin().compile(name).expect("variant");
-            let t = &v.eval;
+            let (v, t) = compile(&VariantSet::builtin(), name).expect("variant");
             let mut rng = Rng::new(5);
             let mut checked = 0;
             for _game in 0..10 {
@@ -516,14 +524,12 @@ mod tests {
     /// Each new term changes the evaluation when its weight does.
     #[test]
     fn pawn_terms_and_pairs_count_where_they_apply() {
-        let v = crate::VariantSet::builtin()
-            .compile("chess")
-            .expect("chess");
-        let l = &v.eval.params.layout;
+        let (v, t) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let l = &t.params.layout;
         // White: isolated a-pawn, connected d- and e-pawns, both bishops.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/8/8/8/8/P2PP3/2B1KB2 w - - 0 1").expect("fen");
-        let tr = trace(&pos);
+        let tr = trace(&t, &pos);
         let count = |i: usize| tr.count(i);
         assert_eq!(count(l.isolated()), 1);
         assert_eq!(count(l.connected()), 2);
@@ -533,7 +539,7 @@ mod tests {
         // A pawn attacking a knight; a rook beside the enemy king.
         let pos =
             Position::from_fen(v.clone(), "8/8/3k4/2R5/8/4n3/3P4/4K3 w - - 0 1").expect("fen");
-        let tr = trace(&pos);
+        let tr = trace(&t, &pos);
         let count = |i: usize| tr.count(i);
         let knight = v.type_of_letter('n').expect("knight").index();
         let rook = v.type_of_letter('r').expect("rook").index();
@@ -545,16 +551,14 @@ mod tests {
 
     #[test]
     fn moves_leave_out_squares_that_enemy_pawns_attack() {
-        let v = crate::VariantSet::builtin()
-            .compile("chess")
-            .expect("chess");
-        let l = &v.eval.params.layout;
+        let (v, t) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let l = &t.params.layout;
         // The knight on e4: seven squares (d6 by capture), c5 and e5 are
         // attacked by the pawn on d6. The rook on a1: b1 to d1, its own pawn
         // and king in the way.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/3p4/8/4N3/8/P7/R3K3 w - - 0 1").expect("fen");
-        let tr = trace(&pos);
+        let tr = trace(&t, &pos);
         let letter = |c: char| v.type_of_letter(c).expect("man").index();
         assert_eq!(tr.count(l.moves(letter('n'))), 7);
         assert_eq!(tr.count(l.moves(letter('r'))), 3);
@@ -562,40 +566,42 @@ mod tests {
         // attacks counts for the knight's side.
         assert_eq!(tr.count(l.hit(letter('p'))), 0);
         let pos = Position::from_fen(v.clone(), "4k3/8/3r4/8/4N3/8/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&pos).count(l.hit(letter('r'))), 1);
+        assert_eq!(trace(&t, &pos).count(l.hit(letter('r'))), 1);
         // Two black pawns two and three steps in front of White's king.
         let pos = Position::from_fen(v.clone(), "4k3/8/8/8/7p/6p1/8/6K1 w - - 0 1").expect("fen");
-        assert_eq!(trace(&pos).count(l.storm()), 2);
+        assert_eq!(trace(&t, &pos).count(l.storm()), 2);
         // A passed pawn on d5, its path free: White's king five steps from
         // d6, Black's two. Blocked, it has no free-path count.
         let pos = Position::from_fen(v.clone(), "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
-        let tr = trace(&pos);
+        let tr = trace(&t, &pos);
         assert_eq!(tr.count(l.passed(3)), 1);
         assert_eq!(tr.count(l.passed_free(3)), 1);
         assert_eq!(tr.count(l.passed_king(3)), 5);
         assert_eq!(tr.count(l.passed_enemy(3)), 2);
         let pos = Position::from_fen(v.clone(), "4k3/8/3n4/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&pos).count(l.passed_free(3)), 0);
+        assert_eq!(trace(&t, &pos).count(l.passed_free(3)), 0);
         // The d3 pawn is backward: no pawn beside or behind on c or e, and
         // c5 attacks d4. Black's b6 and c5 are not (c5 has b6 behind it, b6's
         // next square is not attacked). With a pawn on c3, d3 is not either.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/3P4/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&pos).count(l.backward()), 1);
+        assert_eq!(trace(&t, &pos).count(l.backward()), 1);
         let pos =
             Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/2PP4/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&pos).count(l.backward()), 0);
+        assert_eq!(trace(&t, &pos).count(l.backward()), 0);
     }
 
     #[test]
     fn mop_up_drives_the_lone_king_to_the_edge() {
         // Team-Mate: Wazir-Knight and Wazir-Alfil together can mate.
-        let edge = Position::builtin("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
-        let centre = Position::builtin("team-mate", "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1");
+        let (edge, t) =
+            crate::engine::eval::builtin("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
+        let centre = Position::from_fen(edge.variant().clone(), "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1")
+            .expect("fen");
         assert!(mop_up(&edge, Color::White) > mop_up(&centre, Color::White));
         assert_eq!(mop_up(&edge, Color::Black), 0);
         let mut pawns = PawnCache::new();
-        assert!(evaluate(&edge, &mut pawns) > evaluate(&centre, &mut pawns));
+        assert!(evaluate(&t, &edge, &mut pawns) > evaluate(&t, &centre, &mut pawns));
         // No bonus without mating potential (a lone Knight cannot mate
         // here), nor when the weaker side has more than its king.
         let lone_knight = Position::builtin("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");

@@ -2,10 +2,10 @@
 //! count ([`trace`]), and the score as a function of the weights.
 
 use super::pawns::{lay_out_free_cells, pawn_terms};
-use super::score::Score;
-use super::tables::relative_rank;
+use super::tables::{EvalTables, relative_rank};
 use super::terms::{NO_MATE_DIVISOR, Terms, few_men, mop_up, passed_terms, positional_terms};
 use crate::rules::board::Position;
+use crate::rules::board::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Color, Square};
 
 /// The evaluation of a position as a function of its weights, for the
@@ -39,10 +39,10 @@ impl Terms for Recorder {
     }
 }
 
-/// Every term of the evaluation of `pos` with its count.
-pub fn trace(pos: &Position) -> Trace {
+/// Every term of the evaluation of `pos` (with its variant's tables `t`)
+/// with its count.
+pub fn trace(t: &EvalTables, pos: &Position) -> Trace {
     let v = &**pos.variant();
-    let t = &v.eval;
     let l = &t.params.layout;
     let mut rec = Recorder(Vec::new());
     for color in Color::BOTH {
@@ -54,11 +54,11 @@ pub fn trace(pos: &Position) -> Trace {
             rec.add(l.psq(kind, sq.file(), rank), color, 1);
         }
     }
-    let facts = pawn_terms(pos, &mut rec);
-    passed_terms(pos, &facts.passed, &mut rec);
+    let facts = pawn_terms(t, pos, &mut rec);
+    passed_terms(t, pos, &facts.passed, &mut rec);
     let mut free = [[0; BOARD_CELLS]; 2];
     lay_out_free_cells(&facts.guarded, &mut free);
-    positional_terms(pos, &free, &mut rec);
+    positional_terms(t, pos, &free, &mut rec);
     let mut terms = rec.0;
     terms.sort_unstable_by_key(|&(i, _)| i);
     let mut merged: Vec<(u32, i32)> = Vec::with_capacity(terms.len());
@@ -139,27 +139,33 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::eval::{PawnCache, build_tables, evaluate};
+    use crate::engine::eval::{PawnCache, build_tables, compile, evaluate};
     use crate::rules::types::MoveList;
-    use crate::rules::variant::Variant;
+    use crate::rules::variant::{ParamsFile, Variant, VariantSet};
     use crate::util::rng::Rng;
     use std::sync::Arc;
 
     /// A copy of a shipped variant whose every weight is random (so that
     /// each term, those that default to zero too, counts).
-    fn with_random_weights(name: &str, seed: u64) -> Arc<Variant> {
-        let v = crate::VariantSet::builtin().compile(name).expect("variant");
+    fn with_random_weights(name: &str, seed: u64) -> (Arc<Variant>, EvalTables) {
+        let (v, t) = compile(&VariantSet::builtin(), name).expect("variant");
         let mut rng = Rng::new(seed);
-        let mut p = v.eval.params.clone();
+        let mut p = t.params.clone();
         for w in p.weights.iter_mut() {
             let mut r = || (rng.next_u64() % 101) as i32 - 50;
             *w = Score::new(r(), r());
         }
         let text = p.to_text("random");
         let mut copy = (*v).clone();
-        copy.eval = build_tables(&copy, &v.eval.value, Some((&text, "random"))).expect("tables");
-        assert_eq!(copy.eval.params.to_text("random"), text);
-        Arc::new(copy)
+        copy.piece_values = t.value.clone();
+        copy.eval_params = Some(ParamsFile {
+            text: text.clone(),
+            name: "random".into(),
+        });
+        let (tables, sums) = build_tables(&copy).expect("tables");
+        copy.sums = sums;
+        assert_eq!(tables.params.to_text("random"), text);
+        (Arc::new(copy), tables)
     }
 
     /// The tuner's reading of a position (its trace) gives the evaluation
@@ -168,22 +174,21 @@ mod tests {
     #[test]
     fn the_trace_gives_the_evaluation_along_random_games() {
         for name in ["chess", "combination", "team-mate", "compound"] {
-            let v = with_random_weights(name, 7);
+            let (v, t) = with_random_weights(name, 7);
             let mut rng = Rng::new(11);
             let mut pawns = PawnCache::new();
             let mut checked = 0;
             for _game in 0..20 {
                 let mut pos = Position::startpos(v.clone());
                 for _ply in 0..120 {
-                    let e = evaluate(&pos, &mut pawns);
+                    let e = evaluate(&t, &pos, &mut pawns);
                     let white = if pos.side_to_move() == Color::White {
                         e
                     } else {
                         -e
                     };
-                    let tr = trace(&pos);
-                    let model =
-                        tr.white_score(&v.eval.params.weights, v.eval.params.layout.tempo());
+                    let tr = trace(&t, &pos);
+                    let model = tr.white_score(&t.params.weights, t.params.layout.tempo());
                     assert!(
                         (model - f64::from(white)).abs() <= 3.0,
                         "{name} {}: trace {model}, evaluate {white}",

@@ -9,6 +9,7 @@ use super::{
     INFINITE, MATE, MATE_BOUND, MAX_PLY, NO_EVAL, SearchInfo, SearchOptions, SearchResult, Shared,
     Value, Worker,
 };
+use crate::engine::eval::EvalTables;
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use std::sync::Arc;
@@ -119,13 +120,15 @@ impl Worker<'_> {
     }
 }
 
-/// Run a search on `pos` with the given limits. `on_info` is called by the
-/// main thread after each iteration and each MultiPV line. `memory` holds
-/// the histories an earlier search of the game learnt (it is resized, and so
-/// forgotten, when the variant differs) and receives the main thread's.
+/// Run a search on `pos` with the given limits and its variant's
+/// evaluation tables `eval`. `on_info` is called by the main thread after
+/// each iteration and each MultiPV line. `memory` holds the histories an
+/// earlier search of the game learnt (it is resized, and so forgotten, when
+/// the variant differs) and receives the main thread's.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn search(
     pos: &Position,
+    eval: &EvalTables,
     limits: &Limits,
     options: &SearchOptions,
     tt: &Arc<TranspositionTable>,
@@ -190,7 +193,7 @@ pub(super) fn search(
             let mem = memory.clone();
             let builder = std::thread::Builder::new().stack_size(32 << 20);
             let _ = builder.spawn_scoped(scope, move || {
-                let mut w = Worker::new(pos, shared, false, mem);
+                let mut w = Worker::new(pos, shared, eval, false, mem);
                 let mut roots = RootMove::list(&legal);
                 // Helpers start at different depths so that they desynchronise.
                 let mut depth = 1 + (id % 2) as i32;
@@ -216,7 +219,7 @@ pub(super) fn search(
             });
         }
         // The main thread.
-        let mut w = Worker::new(pos.clone(), &shared, true, std::mem::take(memory));
+        let mut w = Worker::new(pos.clone(), &shared, eval, true, std::mem::take(memory));
         let mut roots = RootMove::list(&legal);
         let mut prev = 0;
         // Iterations in a row that kept the best move, and the best move

@@ -18,7 +18,7 @@ pub mod see;
 pub mod time;
 pub mod tt;
 
-use crate::engine::eval::{PawnCache, evaluate};
+use crate::engine::eval::{EvalTables, PawnCache, evaluate};
 use crate::rules::board::Position;
 use crate::rules::types::{BOARD_CELLS, Move, MoveKind};
 use history::{ContKey, SearchMemory};
@@ -129,6 +129,8 @@ impl Shared {
 struct Worker<'a> {
     pos: Position,
     shared: &'a Shared,
+    /// The evaluation's tables of the position's variant.
+    eval: &'a EvalTables,
     main: bool,
     nodes: u64,
     flushed: u64,
@@ -165,11 +167,18 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(pos: Position, shared: &'a Shared, main: bool, mem: SearchMemory) -> Worker<'a> {
-        let values = pos.variant().eval.value.clone();
+    fn new(
+        pos: Position,
+        shared: &'a Shared,
+        eval: &'a EvalTables,
+        main: bool,
+        mem: SearchMemory,
+    ) -> Worker<'a> {
+        let values = eval.value.clone();
         Worker {
             pos,
             shared,
+            eval,
             main,
             nodes: 0,
             flushed: 0,
@@ -211,7 +220,7 @@ impl<'a> Worker<'a> {
         if slot.0 == h && h != 0 {
             return slot.1;
         }
-        let e = evaluate(&self.pos, &mut self.pawns);
+        let e = evaluate(self.eval, &self.pos, &mut self.pawns);
         *slot = (h, e);
         e
     }

@@ -7,6 +7,7 @@ use super::driver;
 use super::history::SearchMemory;
 use super::tt::{TableRefused, TranspositionTable};
 use super::{Limits, SearchInfo, SearchOptions, SearchResult};
+use crate::engine::eval::EvalTables;
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
@@ -85,14 +86,15 @@ impl Searcher {
         self.stop.store(false, Ordering::Relaxed);
     }
 
-    /// Search `pos` with the given limits and options. Blocks until the
-    /// search ends; `on_info` is called by the main thread after each
+    /// Search `pos` with its variant's evaluation tables `eval` and the
+    /// given limits and options. Blocks until the search ends; `on_info` is called by the main thread after each
     /// iteration and each MultiPV line. `search_moves` limits the root
     /// moves (empty: all). The search memory is resized, and so forgotten,
     /// when the variant differs from the last search's.
     pub fn search(
         &mut self,
         pos: &Position,
+        eval: &EvalTables,
         limits: &Limits,
         options: &SearchOptions,
         search_moves: &[Move],
@@ -100,6 +102,7 @@ impl Searcher {
     ) -> SearchResult {
         driver::search(
             pos,
+            eval,
             limits,
             options,
             &self.tt,

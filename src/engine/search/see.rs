@@ -4,14 +4,14 @@
 //! The exchange: after the move, the sides capture on its destination in
 //! turn, each with its cheapest man that can capture there (ties: the lowest
 //! mailbox square), and each may stop instead. Values are the variant's
-//! middlegame values (`eval.value`, a stack's value is the whole stack's);
-//! royal men capture last and only onto a square the other side does not
-//! attack at that moment (then the exchange ends). Pins are ignored. Men
-//! that never capture (`quietAttackerTypes`) take no part, but their attacks
-//! still keep a king off the square. A pawn-type man capturing onto its
-//! promotion region becomes the most valuable promotion type. Only the move
-//! itself can be en passant or a pair promotion (which counts as the one
-//! promoted man).
+//! middlegame values ([`EvalTables::value`], a stack's value is the whole
+//! stack's); royal men capture last and only onto a square the other side
+//! does not attack at that moment (then the exchange ends). Pins are
+//! ignored. Men that never capture (`quietAttackerTypes`) take no part,
+//! but their attacks still keep a king off the square. A pawn-type man
+//! capturing onto its promotion region becomes the most valuable promotion
+//! type. Only the move itself can be en passant or a pair promotion (which
+//! counts as the one promoted man).
 //!
 //! Attackers are found on a scratch copy of the cells by the reverse attack
 //! rays of [`Variant::capture_attacks`]. When a man leaves its square, only
@@ -21,6 +21,7 @@
 //! square never ends another man's attack (no rule needs an occupied
 //! square), so the attacker sets only grow, except by the men that capture.
 
+use crate::engine::eval::EvalTables;
 use crate::rules::attacks::{attacked, in_mask, man_attacks, scan_rays, slide_attacker};
 use crate::rules::board::Position;
 use crate::rules::board::position::MAX_MEN;
@@ -43,11 +44,11 @@ const MAX_CAPTURES: usize = 2 * MAX_MEN;
 const THRESHOLD_LIMIT: i32 = 1 << 30;
 
 #[inline(always)]
-fn value_of(v: &Variant, t: PieceType) -> i32 {
+fn value_of(v: &Variant, e: &EvalTables, t: PieceType) -> i32 {
     if v.piece(t).royal {
         ROYAL_VALUE
     } else {
-        v.eval.value[t.index()]
+        e.value[t.index()]
     }
 }
 
@@ -67,6 +68,7 @@ enum Promotion {
 /// An exchange in progress on one square.
 struct Exchange<'a> {
     v: &'a Variant,
+    e: &'a EvalTables,
     /// The board as the exchange has left it.
     cells: Cells,
     target: usize,
@@ -97,7 +99,7 @@ struct Start {
 
 impl Start {
     #[inline]
-    fn new(pos: &Position, m: Move) -> Start {
+    fn new(e: &EvalTables, pos: &Position, m: Move) -> Start {
         let v = &*pos.variant;
         let target = m.to().index();
         let victim = match m.kind() {
@@ -106,24 +108,24 @@ impl Start {
             _ => pos.b.cells[target],
         };
         let mut first_gain = if victim.is_color(pos.side.flip()) {
-            value_of(v, victim.kind())
+            value_of(v, e, victim.kind())
         } else {
             0
         };
         if matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion) {
-            first_gain += v.eval.value[m.result().index()] - v.eval.value[m.part().index()];
+            first_gain += e.value[m.result().index()] - e.value[m.part().index()];
         }
         // What `Position::changes` puts on the target.
         let on_target = match m.kind() {
-            MoveKind::Castle => value_of(v, v.king),
-            _ => value_of(v, m.result()),
+            MoveKind::Castle => value_of(v, e, v.king),
+            _ => value_of(v, e, m.result()),
         };
         let mut promotion = [Promotion::None; 2];
         let mut promotion_bound = [0; 2];
         if v.promotion_pawns != 0 {
             for c in Color::BOTH {
                 if v.promotion_region[c.index()].contains(target) {
-                    (promotion[c.index()], promotion_bound[c.index()]) = promotion_on(v);
+                    (promotion[c.index()], promotion_bound[c.index()]) = promotion_on(v, e);
                 }
             }
         }
@@ -137,11 +139,12 @@ impl Start {
 }
 
 impl<'a> Exchange<'a> {
-    fn new(pos: &'a Position, m: Move, start: &Start) -> Exchange<'a> {
+    fn new(e: &'a EvalTables, pos: &'a Position, m: Move, start: &Start) -> Exchange<'a> {
         // The board is copied once, into the exchange itself, and the move
         // made there (a copy into a local first cost a second copy).
         let mut x = Exchange {
             v: &pos.variant,
+            e,
             cells: pos.b.cells,
             target: m.to().index(),
             attackers: [SquareSet::default(); 2],
@@ -279,7 +282,7 @@ impl<'a> Exchange<'a> {
             Promotion::None => Some(kind),
             Promotion::Barred => None,
             Promotion::To { kind: p, optional } => Some(
-                if optional && self.v.eval.value[kind.index()] > self.v.eval.value[p.index()] {
+                if optional && self.e.value[kind.index()] > self.e.value[p.index()] {
                     kind
                 } else {
                     p
@@ -313,7 +316,7 @@ impl<'a> Exchange<'a> {
                     royal = true;
                     continue;
                 }
-                let value = v.eval.value[kind.index()];
+                let value = self.e.value[kind.index()];
                 if best.is_none_or(|(b, _, _)| value < b)
                     && let Some(arrives) = self.arrival(kind, us)
                 {
@@ -326,7 +329,7 @@ impl<'a> Exchange<'a> {
             None if royal => self.royal_capture(us)?,
             None => return None,
         };
-        let after = value_of(v, arrives);
+        let after = value_of(v, self.e, arrives);
         let gain = self.on_target + after - own;
         self.cells[from] = Cell::EMPTY;
         self.cells[self.target] = Cell::piece(arrives, us);
@@ -363,11 +366,11 @@ impl<'a> Exchange<'a> {
 
 /// The most valuable promotion type, whether promotion is optional, and the
 /// most a pawn-type man gains by promoting (both worked out with the
-/// evaluation tables, see [`crate::engine::eval::EvalTables::best_promotion`]).
-fn promotion_on(v: &Variant) -> (Promotion, i32) {
+/// evaluation tables, see [`EvalTables::best_promotion`]).
+fn promotion_on(v: &Variant, e: &EvalTables) -> (Promotion, i32) {
     let optional = !v.mandatory_promotion;
-    match v.eval.best_promotion {
-        Some(kind) => (Promotion::To { kind, optional }, v.eval.promotion_gain),
+    match e.best_promotion {
+        Some(kind) => (Promotion::To { kind, optional }, e.promotion_gain),
         None if optional => (Promotion::None, 0),
         None => (Promotion::Barred, 0),
     }
@@ -375,9 +378,9 @@ fn promotion_on(v: &Variant) -> (Promotion, i32) {
 
 /// Whether the exchange started by `m` (a legal or pseudo-legal move of the
 /// side to move) wins at least `threshold` centipawns for the side that
-/// plays it.
-pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
-    let start = Start::new(pos, m);
+/// plays it, with the variant's evaluation tables `e`.
+pub fn see_ge(e: &EvalTables, pos: &Position, m: Move, threshold: i32) -> bool {
+    let start = Start::new(e, pos, m);
     let us = pos.side;
     let them = us.flip();
     let bound = start.promotion_bound;
@@ -392,7 +395,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     if balance - start.on_target - bound[them.index()] >= 0 {
         return true;
     }
-    let mut x = Exchange::new(pos, m, &start);
+    let mut x = Exchange::new(e, pos, m, &start);
     loop {
         // The opponent's capture (balance >= 0 before it).
         match x.capture() {
@@ -422,10 +425,11 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
 }
 
 /// The exact value of the exchange started by `m` for the side that plays
-/// it (see the module documentation).
-pub fn see(pos: &Position, m: Move) -> i32 {
-    let start = Start::new(pos, m);
-    let mut x = Exchange::new(pos, m, &start);
+/// it (see the module documentation), with the variant's evaluation
+/// tables `e`.
+pub fn see(e: &EvalTables, pos: &Position, m: Move) -> i32 {
+    let start = Start::new(e, pos, m);
+    let mut x = Exchange::new(e, pos, m, &start);
     // balance[k]: the result if the exchange stops after k captures
     // following `m` (even k: the opponent is to capture next).
     let mut balance = [0i32; MAX_CAPTURES + 1];
@@ -465,16 +469,16 @@ mod tests {
     // ---- The brute force: the definition of the module documentation,
     // played with the real move generator and make/unmake. ----
 
-    fn worth(v: &Variant, t: PieceType) -> i32 {
+    fn worth(v: &Variant, e: &EvalTables, t: PieceType) -> i32 {
         if v.piece(t).royal {
             1_000_000
         } else {
-            v.eval.value[t.index()]
+            e.value[t.index()]
         }
     }
 
     /// Material `m` wins by itself (its victim and its promotion).
-    fn move_gain(pos: &Position, m: Move) -> i32 {
+    fn move_gain(e: &EvalTables, pos: &Position, m: Move) -> i32 {
         let v = pos.variant();
         let victim = match m.kind() {
             MoveKind::Castle => Cell::EMPTY,
@@ -482,12 +486,12 @@ mod tests {
             _ => pos.cell(m.to()),
         };
         let mut gain = if victim.is_color(pos.side_to_move().flip()) {
-            worth(v, victim.kind())
+            worth(v, e, victim.kind())
         } else {
             0
         };
         if matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion) {
-            gain += worth(v, m.result()) - worth(v, m.part());
+            gain += worth(v, e, m.result()) - worth(v, e, m.part());
         }
         gain
     }
@@ -536,7 +540,12 @@ mod tests {
     /// cheapest man (lowest square among equals) with a pseudo-legal
     /// capture there, a pawn-type man promoting to the most valuable type,
     /// a royal man only onto a square not attacked afterwards.
-    fn next_capture(pos: &mut Position, target: Square, st: &mut Stats) -> Option<Move> {
+    fn next_capture(
+        e: &EvalTables,
+        pos: &mut Position,
+        target: Square,
+        st: &mut Stats,
+    ) -> Option<Move> {
         let us = pos.side_to_move();
         let them = us.flip();
         if !pos.cell(target).is_color(them) {
@@ -567,9 +576,9 @@ mod tests {
                 }
             }
             let key = (
-                worth(&v, m.part()),
+                worth(&v, e, m.part()),
                 m.from().index(),
-                -worth(&v, m.result()),
+                -worth(&v, e, m.result()),
             );
             if best.as_ref().is_none_or(|(k, _)| key < *k) {
                 best = Some((key, m));
@@ -580,13 +589,14 @@ mod tests {
 
     /// What the side to move wins at best by going on with the exchange.
     fn brute_rest(
+        e: &EvalTables,
         pos: &mut Position,
         target: Square,
         direct: &[Vec<usize>; 2],
         depth: usize,
         st: &mut Stats,
     ) -> i32 {
-        let Some(c) = next_capture(pos, target, st) else {
+        let Some(c) = next_capture(e, pos, target, st) else {
             st.longest = st.longest.max(depth);
             return 0;
         };
@@ -604,21 +614,21 @@ mod tests {
         if !direct[us.index()].contains(&c.from().index()) {
             *st.xrays.entry(v.letter(c.part(), us)).or_default() += 1;
         }
-        let gain = move_gain(pos, c);
+        let gain = move_gain(e, pos, c);
         pos.make(c);
-        let rest = brute_rest(pos, target, direct, depth + 1, st);
+        let rest = brute_rest(e, pos, target, direct, depth + 1, st);
         pos.unmake();
         (gain - rest).max(0)
     }
 
-    fn brute_see(pos: &mut Position, m: Move, st: &mut Stats) -> i32 {
-        let gain = move_gain(pos, m);
+    fn brute_see(e: &EvalTables, pos: &mut Position, m: Move, st: &mut Stats) -> i32 {
+        let gain = move_gain(e, pos, m);
         pos.make(m);
         let direct = [
             direct_capturers(pos, m.to(), Color::White),
             direct_capturers(pos, m.to(), Color::Black),
         ];
-        let rest = brute_rest(pos, m.to(), &direct, 0, st);
+        let rest = brute_rest(e, pos, m.to(), &direct, 0, st);
         pos.unmake();
         gain - rest
     }
@@ -645,9 +655,9 @@ mod tests {
     }
 
     /// `see` against the brute force, and `see_ge` against `see`.
-    fn check(pos: &mut Position, m: Move, rng: &mut Rng, st: &mut Stats) {
-        let exact = see(pos, m);
-        let brute = brute_see(pos, m, st);
+    fn check(e: &EvalTables, pos: &mut Position, m: Move, rng: &mut Rng, st: &mut Stats) {
+        let exact = see(e, pos, m);
+        let brute = brute_see(e, pos, m, st);
         assert_eq!(
             exact,
             brute,
@@ -670,7 +680,7 @@ mod tests {
             i32::MAX,
         ];
         let start = std::time::Instant::now();
-        let answers = thresholds.map(|t| see_ge(pos, m, t));
+        let answers = thresholds.map(|t| see_ge(e, pos, m, t));
         st.see_ge_nanos += start.elapsed().as_nanos();
         st.see_ge_calls += thresholds.len();
         for (t, answer) in thresholds.into_iter().zip(answers) {
@@ -703,8 +713,7 @@ mod tests {
     /// random quiet move are checked, until `positions` positions with a
     /// capture were.
     fn random_exchanges(name: &str, positions: usize, seed: u64) -> Stats {
-        let v = VariantSet::builtin()
-            .compile(name)
+        let (v, e) = crate::engine::eval::compile(&VariantSet::builtin(), name)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let mut rng = Rng::new(seed);
         let mut st = Stats::default();
@@ -730,12 +739,12 @@ mod tests {
                 if !caps.is_empty() && rng.next_u64().is_multiple_of(2) {
                     st.positions += 1;
                     for &m in &caps {
-                        check(&mut pos, m, &mut rng, &mut st);
+                        check(&e, &mut pos, m, &mut rng, &mut st);
                         st.captures_checked += 1;
                     }
                     if !quiet.is_empty() {
                         let m = quiet[rng.next_u64() as usize % quiet.len()];
-                        check(&mut pos, m, &mut rng, &mut st);
+                        check(&e, &mut pos, m, &mut rng, &mut st);
                         st.quiet_checked += 1;
                     }
                 }
@@ -825,17 +834,17 @@ mod tests {
     /// `see` of `text` in `fen`, checked against the brute force and
     /// `see_ge` on both sides of it.
     fn value(variant: &str, fen: &str, text: &str) -> i32 {
-        let mut pos = Position::builtin(variant, fen);
+        let (mut pos, e) = crate::engine::eval::builtin(variant, fen);
         let m = pos
             .parse_move(text)
             .unwrap_or_else(|e| panic!("{text} in {fen}: {e}"));
-        let exact = see(&pos, m);
+        let exact = see(&e, &pos, m);
         assert_eq!(
             exact,
-            brute_see(&mut pos, m, &mut Stats::default()),
+            brute_see(&e, &mut pos, m, &mut Stats::default()),
             "{fen} {text}"
         );
-        assert!(see_ge(&pos, m, exact) && !see_ge(&pos, m, exact + 1));
+        assert!(see_ge(&e, &pos, m, exact) && !see_ge(&e, &pos, m, exact + 1));
         exact
     }
 

@@ -180,11 +180,12 @@ impl Entry {
             _ => {
                 // The most valuable man first: the GUI's default.
                 let v = pos.variant();
+                let values = crate::engine::eval::piece_values(v);
                 let worth = |c: char| {
                     v.pieces
                         .iter()
                         .position(|p| p.letter == c)
-                        .map_or(0, |t| v.eval.value[t])
+                        .map_or(0, |t| values[t])
                 };
                 let mut named: Vec<char> = suffixes.iter().filter_map(|s| *s).collect();
                 named.sort_by_key(|&c| std::cmp::Reverse(worth(c)));

@@ -436,7 +436,7 @@ impl Xboard {
             }
             "VariantPath" if value.is_empty() => Ok(()),
             "VariantPath" => {
-                e.variants_mut().load_file_checked(value)?;
+                e.load_variant_file(value)?;
                 Ok(())
             }
             _ => Err("unknown option".into()),

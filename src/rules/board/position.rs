@@ -1,6 +1,7 @@
 //! The position: padded mailbox, side to move, rights, clocks, hash and the
 //! history needed to unmake moves and detect repetitions.
 
+use super::sums::Score;
 use crate::rules::attacks::{self, KingTest};
 use crate::rules::types::{BOARD_CELLS, Cell, Changes, Color, Move, MoveKind, PieceType, Square};
 use crate::rules::variant::Variant;
@@ -29,7 +30,7 @@ pub struct Undo {
     halfmove: u32,
     hash: u64,
     pawn_hash: u64,
-    psq: crate::engine::eval::Score,
+    psq: Score,
     phase: i32,
 }
 
@@ -43,8 +44,8 @@ pub struct Board {
     pub(crate) lists: [PieceList; 2],
     /// Position of each occupied square in its side's list.
     pub(crate) list_index: [u8; BOARD_CELLS],
-    /// Material and piece-square score from White's side (see `eval`).
-    pub(crate) psq: crate::engine::eval::Score,
+    /// Material and piece-square score from White's side (see [`super::sums`]).
+    pub(crate) psq: Score,
     /// Game phase: the non-pawn material on the board.
     pub(crate) phase: i32,
     /// Hash of the pawn-type men alone (the key of the pawn-structure cache).
@@ -61,7 +62,7 @@ impl Board {
             return;
         }
         let z = &v.zobrist.pieces;
-        let e = &v.eval;
+        let e = &v.sums;
         if old.is_piece() {
             let key = z[old.0 as usize * BOARD_CELLS + sq];
             self.hash ^= key;
@@ -166,7 +167,7 @@ impl Position {
                     },
                 ],
                 list_index: [0; BOARD_CELLS],
-                psq: crate::engine::eval::Score::ZERO,
+                psq: Score::ZERO,
                 phase: 0,
                 pawn_hash: 0,
             },

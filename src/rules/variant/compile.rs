@@ -1,38 +1,21 @@
 //! Turning the entries of one ini section into a compiled [`Variant`], in
 //! steps: the keys are read and checked into a plain description
 //! ([`read`](super::read)), the tables are derived from it
-//! ([`derive`](super::derive)), the evaluation tables are built, and the
-//! start position is checked.
+//! ([`derive`](super::derive)), the parameter file of the evaluation is
+//! read (not parsed: the evaluation does that), and the start position is
+//! checked.
 
 use super::ini::{Entry, IniError, Section};
 use super::read::Description;
-use super::{Variant, derive, read};
+use super::{ParamsFile, Variant, derive, read};
 
 /// Compile a section (its entries with those it inherits).
 pub fn compile(name: &str, section: &Section, entries: &[Entry]) -> Result<Variant, Vec<IniError>> {
     let d = read::read_section(name, section, entries)?;
     let mut variant = derive::variant(name, &d);
-    add_eval_tables(&mut variant, &d.values, section)?;
+    variant.eval_params = eval_params_file(section)?;
     check_start_position(&variant, &d, section)?;
     Ok(variant)
-}
-
-/// Build the variant's evaluation tables from the piece values and the
-/// parameter file its section names (see [`eval_params_file`]).
-fn add_eval_tables(
-    variant: &mut Variant,
-    values: &[i32],
-    section: &Section,
-) -> Result<(), Vec<IniError>> {
-    let params = eval_params_file(section)?;
-    variant.eval = crate::engine::eval::build_tables(
-        variant,
-        values,
-        params
-            .as_ref()
-            .map(|(text, file)| (text.as_str(), file.as_str())),
-    )?;
-    Ok(())
 }
 
 /// The start position must be a valid position of the variant.
@@ -58,7 +41,7 @@ fn check_start_position(
 /// would not fit), as its text and its name for errors. A name is looked up
 /// beside the ini file, then among the files the binary embeds; the
 /// shipped ini uses embedded files only.
-fn eval_params_file(section: &Section) -> Result<Option<(String, String)>, Vec<IniError>> {
+fn eval_params_file(section: &Section) -> Result<Option<ParamsFile>, Vec<IniError>> {
     let Some(entry) = section.entries.iter().rev().find(|e| e.key == "evalParams") else {
         return Ok(None);
     };
@@ -66,7 +49,10 @@ fn eval_params_file(section: &Section) -> Result<Option<(String, String)>, Vec<I
     let embedded = super::SHIPPED_PARAMS
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(n, text)| (text.to_string(), n.to_string()));
+        .map(|(n, text)| ParamsFile {
+            text: text.to_string(),
+            name: n.to_string(),
+        });
     if entry.file == super::BUILTIN_INI_NAME {
         return embedded
             .map(Some)
@@ -77,7 +63,7 @@ fn eval_params_file(section: &Section) -> Result<Option<(String, String)>, Vec<I
         .map_or_else(|| std::path::PathBuf::from(name), |dir| dir.join(name));
     let path = path.to_string_lossy().into_owned();
     match crate::util::textfile::read(&path, crate::util::textfile::MAX_INI_BYTES) {
-        Ok(text) => Ok(Some((text, path))),
+        Ok(text) => Ok(Some(ParamsFile { text, name: path })),
         Err(e) => embedded
             .map(Some)
             .ok_or_else(|| vec![entry.error(format!("{path}: {e}"))]),

@@ -9,10 +9,12 @@ use super::{
     AttackRay, AttackTable, BothSides, CastlingRule, FastRules, MatingRules, PIN_OFFSET, PieceInfo,
     Rule, SquareSet, Variant, Zobrist,
 };
+use crate::rules::board::sums::SumTable;
 use crate::rules::types::{BOARD_CELLS, Color, MAX_FILES, PieceType, Square};
 use std::collections::HashMap;
 
-/// The variant a description describes, with empty evaluation tables.
+/// The variant a description describes, with its board sums at zero (see
+/// [`SumTable`]) and no parameter file (read apart).
 pub(super) fn variant(name: &str, d: &Description) -> Variant {
     let (files, ranks) = (d.files, d.ranks);
     let (mut pieces, type_paths) = men(d);
@@ -89,7 +91,9 @@ pub(super) fn variant(name: &str, d: &Description) -> Variant {
         squares,
         on_board,
         pieces,
-        eval: Default::default(),
+        sums: SumTable::zero(2 + 2 * n),
+        piece_values: d.values.clone(),
+        eval_params: None,
     }
 }
 

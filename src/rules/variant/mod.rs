@@ -8,6 +8,7 @@ pub mod ini;
 mod keys;
 mod read;
 
+use crate::rules::board::sums::SumTable;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ pub const BUILTIN_INI: &str = include_str!("../../../variants.ini");
 pub const BUILTIN_INI_NAME: &str = "variants.ini";
 
 /// The parameter files the binary embeds, by the name an ini's
-/// `evalParams` gives (see [`crate::engine::eval::params`]).
+/// `evalParams` gives (the evaluation reads them; see [`ParamsFile`]).
 pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ("chess.params", include_str!("../../../params/chess.params")),
     (
@@ -35,6 +36,14 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
         include_str!("../../../params/team-mate.params"),
     ),
 ];
+
+/// A parameter file of the evaluation's weights, named by a variant's
+/// `evalParams`: its text, and its name for errors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParamsFile {
+    pub text: String,
+    pub name: String,
+}
 
 /// A set of squares of the padded mailbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -584,8 +593,14 @@ pub struct Variant {
     /// En-passant capture rays per capturing colour.
     pub ep_rays: [Vec<AttackRay>; 2],
     pub zobrist: Zobrist,
-    /// Material and piece-square tables of the evaluation.
-    pub eval: crate::engine::eval::EvalTables,
+    /// What each man adds to the board's incremental sums: zeros, until
+    /// the evaluation installs its table (see [`SumTable`]).
+    pub sums: SumTable,
+    /// The ini's `pieceValues` by type, 0 where none was given.
+    pub piece_values: Vec<i32>,
+    /// The parameter file the ini's `evalParams` names, read but not
+    /// parsed (the evaluation does that).
+    pub eval_params: Option<ParamsFile>,
     /// Real squares of the board.
     pub squares: Vec<Square>,
     pub on_board: SquareSet,
@@ -744,11 +759,16 @@ impl VariantSet {
     }
 
     /// Load an ini file only when all of it is good: no syntax error, and
-    /// every variant of the resulting set compiles (a redefined section also
+    /// every variant of the resulting set compiles and passes `check` (the
+    /// evaluation's reading of its parameter file) (a redefined section also
     /// changes the variants that inherit from it). Otherwise the set stays as
     /// it was and every error is returned. Gives the names of the sections
     /// read.
-    pub fn load_file_checked(&mut self, path: &str) -> Result<Vec<String>, LoadError> {
+    pub fn load_file_checked(
+        &mut self,
+        path: &str,
+        check: &dyn Fn(&Variant) -> Result<(), Vec<IniError>>,
+    ) -> Result<Vec<String>, LoadError> {
         let refused = |errors| LoadError {
             file: path.to_string(),
             errors,
@@ -757,7 +777,7 @@ impl VariantSet {
         let (names, mut errors) = next.load_file(path).map_err(|e| refused(vec![e]))?;
         if errors.is_empty() {
             for name in next.names() {
-                if let Err(e) = next.compile(name) {
+                if let Err(e) = next.compile(name).and_then(|v| check(&v)) {
                     errors.extend(e);
                 }
             }

@@ -151,7 +151,7 @@ impl MatchConfig {
                 };
                 // Whole or not at all, as over the protocols: a file that
                 // `check` refuses is refused here too.
-                if let Err(e) = set.load_file_checked(file) {
+                if let Err(e) = crate::engine::eval::load_file_checked(set, file) {
                     return Err(e.with_check_hint());
                 }
             }

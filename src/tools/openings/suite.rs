@@ -3,6 +3,7 @@
 //! a margin of equality, written as EPD lines (`ce` holds the score).
 
 use super::random::random_opening;
+use crate::engine::eval::EvalTables;
 use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
@@ -43,6 +44,7 @@ const TRIES_PER_POSITION: usize = 50;
 /// fresh table. `progress` is told the positions kept and candidates tried.
 pub fn generate(
     variant: &Arc<Variant>,
+    eval: &EvalTables,
     opts: &SuiteOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<String> {
@@ -60,7 +62,7 @@ pub fn generate(
         if !seen.insert(key.clone()) {
             continue;
         }
-        if let Some(cp) = score(&pos, opts.nodes)
+        if let Some(cp) = score(&pos, eval, opts.nodes)
             && cp.abs() <= opts.max_score
         {
             out.push(format!("{key} ce {cp};"));
@@ -71,12 +73,19 @@ pub fn generate(
 }
 
 /// The search score of a position (side to move's view), none for a mate.
-fn score(pos: &Position, nodes: u64) -> Option<i32> {
+fn score(pos: &Position, eval: &EvalTables, nodes: u64) -> Option<i32> {
     let limits = Limits {
         nodes: Some(nodes),
         ..Default::default()
     };
-    let r = Searcher::new(4).search(pos, &limits, &SearchOptions::default(), &[], &mut |_| {});
+    let r = Searcher::new(4).search(
+        pos,
+        eval,
+        &limits,
+        &SearchOptions::default(),
+        &[],
+        &mut |_| {},
+    );
     match r.value {
         Value::Cp(cp) if r.best.is_some() => Some(cp),
         _ => None,

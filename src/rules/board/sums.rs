@@ -1,5 +1,10 @@
-//! The packed middlegame / endgame score of the evaluation.
+//! The scores the board sums incrementally as men move: a material and
+//! piece-square score and a game phase, each the sum over the men on the
+//! board of a value by cell code and square. The values are the
+//! evaluation's; the table is zero until the evaluation installs its own
+//! (see [`SumTable`]), so that the rules need nothing from it.
 
+use crate::rules::types::BOARD_CELLS;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// A middlegame / endgame pair of centipawn values, packed into one integer
@@ -68,6 +73,26 @@ impl Mul<i32> for Score {
     type Output = Score;
     fn mul(self, n: i32) -> Score {
         Score(self.0.wrapping_mul(i64::from(n)))
+    }
+}
+
+/// What each man adds to the board's sums: the score of each cell code on
+/// each square (indexed `code * BOARD_CELLS + square`) and the phase of
+/// each cell code. A compiled variant holds one of zeros; the evaluation
+/// fills it when it builds its tables for the variant.
+#[derive(Clone, Debug, Default)]
+pub struct SumTable {
+    pub psq: Vec<Score>,
+    pub phase: Vec<i32>,
+}
+
+impl SumTable {
+    /// A table of zeros for `codes` cell codes.
+    pub fn zero(codes: usize) -> SumTable {
+        SumTable {
+            psq: vec![Score::ZERO; codes * BOARD_CELLS],
+            phase: vec![0; codes],
+        }
     }
 }
 
