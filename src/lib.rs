@@ -27,4 +27,5 @@ pub mod util;
 pub use rules::board::{FenError, Position};
 pub use rules::notation::MoveError;
 pub use rules::types::{Color, Move, MoveKind, MoveList, PieceType, Square};
-pub use rules::variant::{Variant, VariantSet};
+pub use rules::variant::Variant;
+pub use rules::variant_set::VariantSet;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use amalgam::rules::variant::VariantSet;
+use amalgam::rules::variant_set::VariantSet;
 use amalgam::{MoveError, Position};
 use common::{Rng, data_dir};
 

@@ -3,7 +3,7 @@
 //! files).
 
 use super::{CommandResult, compile, text};
-use crate::rules::variant::VariantSet;
+use crate::rules::variant_set::VariantSet;
 use crate::tools::tune::TuneOptions;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, ValueEnum};

@@ -2,7 +2,7 @@
 //! `match`, `pgn check` and `datagen`.
 
 use super::{CommandResult, Limit, Threads, compile, text};
-use crate::rules::variant::VariantSet;
+use crate::rules::variant_set::VariantSet;
 use crate::tools::matches::config::MAX_GAMES;
 use crate::tools::openings::SuiteOptions;
 use clap::builder::{RangedI64ValueParser, RangedU64ValueParser};

@@ -14,7 +14,8 @@ mod games;
 mod search;
 
 use crate::engine::eval::EvalTables;
-use crate::rules::variant::{Variant, VariantSet};
+use crate::rules::variant::Variant;
+use crate::rules::variant_set::VariantSet;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;

@@ -3,7 +3,7 @@
 
 use super::{CommandResult, Hash, Limit, Threads, text};
 use crate::rules::board::Position;
-use crate::rules::variant::VariantSet;
+use crate::rules::variant_set::VariantSet;
 use clap::Args;
 use std::process::ExitCode;
 use std::time::Instant;

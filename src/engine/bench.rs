@@ -4,7 +4,7 @@
 
 use crate::engine::search::{Limits, SearchOptions, Searcher};
 use crate::rules::board::Position;
-use crate::rules::variant::VariantSet;
+use crate::rules::variant_set::VariantSet;
 use std::time::{Duration, Instant};
 
 /// Default search depth of `bench`.

@@ -13,7 +13,8 @@ use crate::engine::eval::EvalTables;
 use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
-use crate::rules::variant::{LoadError, Variant, VariantSet};
+use crate::rules::variant::{LoadError, Variant};
+use crate::rules::variant_set::VariantSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 

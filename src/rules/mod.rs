@@ -2,9 +2,13 @@
 //! files, square attacks, the board, move generation, setting a position
 //! up from FEN, move notation, game end and perft.
 //!
-//! Square attacks sit below both the board and move generation, so that
-//! the position asks about checks without the move generator; setting a
-//! position up from FEN sits above both, as it counts the moves.
+//! From the bottom up: `types`; `sums` (the scores the board sums as men
+//! move, filled by the evaluation); `variant` (reading and compiling one
+//! variant); `attacks`, below both the board and move generation, so that
+//! the position asks about checks without the move generator; `board`;
+//! `movegen`; `setup` (a position from FEN, above both, as it counts the
+//! moves); `variant_set` (the variants of the loaded files, which checks
+//! each start position); `notation`, `game` and `perft`.
 
 pub mod attacks;
 pub mod board;
@@ -13,5 +17,7 @@ pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod setup;
+pub mod sums;
 pub mod types;
 pub mod variant;
+pub mod variant_set;

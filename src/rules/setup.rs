@@ -42,7 +42,7 @@ impl Position {
 impl Position {
     /// A position of a built-in variant, for unit tests.
     pub(crate) fn builtin(variant: &str, fen: &str) -> Position {
-        let v = crate::rules::variant::VariantSet::builtin()
+        let v = crate::rules::variant_set::VariantSet::builtin()
             .compile(variant)
             .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
         Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"))

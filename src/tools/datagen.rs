@@ -238,7 +238,7 @@ pub fn parse_line(line: &str) -> Option<(&str, i32, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
 
     #[test]
     fn games_write_quiet_positions_with_score_and_result() {

@@ -17,7 +17,7 @@ mod terms;
 mod trace;
 
 use crate::rules::board::Position;
-pub use crate::rules::board::sums::Score;
+pub use crate::rules::sums::Score;
 use crate::rules::types::Color;
 pub use params::{EvalParams, Layout};
 pub use pawns::PawnCache;
@@ -70,7 +70,7 @@ pub fn evaluate(t: &EvalTables, pos: &Position, pawns: &mut PawnCache) -> i32 {
 /// tests.
 #[cfg(test)]
 pub(crate) fn builtin(variant: &str, fen: &str) -> (Position, std::sync::Arc<EvalTables>) {
-    let (v, t) = compile(&crate::rules::variant::VariantSet::builtin(), variant)
+    let (v, t) = compile(&crate::rules::variant_set::VariantSet::builtin(), variant)
         .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
     let pos = Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"));
     (pos, t)

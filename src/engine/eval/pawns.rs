@@ -5,7 +5,7 @@
 use super::tables::EvalTables;
 use super::terms::{Terms, Weighted};
 use crate::rules::board::Position;
-use crate::rules::board::sums::Score;
+use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 
 /// Pawn-structure terms of the variant's pawn types: doubled, isolated,

@@ -5,9 +5,10 @@
 
 use super::params::{EvalParams, Layout};
 use super::terms::MoveShape;
-use crate::rules::board::sums::{Score, SumTable};
+use crate::rules::sums::{Score, SumTable};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
-use crate::rules::variant::{IniError, LoadError, Variant, VariantSet};
+use crate::rules::variant::{IniError, LoadError, Variant};
+use crate::rules::variant_set::VariantSet;
 use std::sync::Arc;
 
 /// Per-variant tables of the evaluation: its weights, and what the terms

@@ -7,7 +7,7 @@
 use super::pawns::{CellSet, FreeCells};
 use super::tables::EvalTables;
 use crate::rules::board::Position;
-use crate::rules::board::sums::Score;
+use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Cell, Color, MAX_FILES, Square};
 use crate::rules::variant::Rule;
 
@@ -440,7 +440,7 @@ mod tests {
     use super::*;
     use crate::engine::eval::{PawnCache, compile, evaluate, trace};
     use crate::rules::types::MoveList;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
     use crate::util::rng::Rng;
 
     /// [`within_two`] against files and ranks, for every pair of squares

@@ -5,7 +5,7 @@ use super::pawns::{lay_out_free_cells, pawn_terms};
 use super::tables::{EvalTables, relative_rank};
 use super::terms::{NO_MATE_DIVISOR, Terms, few_men, mop_up, passed_terms, positional_terms};
 use crate::rules::board::Position;
-use crate::rules::board::sums::Score;
+use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Color, Square};
 
 /// The evaluation of a position as a function of its weights, for the
@@ -141,7 +141,8 @@ mod tests {
     use super::*;
     use crate::engine::eval::{PawnCache, build_tables, compile, evaluate};
     use crate::rules::types::MoveList;
-    use crate::rules::variant::{ParamsFile, Variant, VariantSet};
+    use crate::rules::variant::{ParamsFile, Variant};
+    use crate::rules::variant_set::VariantSet;
     use crate::util::rng::Rng;
     use std::sync::Arc;
 

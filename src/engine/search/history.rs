@@ -182,7 +182,7 @@ impl SearchMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
     use std::sync::Arc;
 
     #[test]

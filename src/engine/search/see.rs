@@ -462,7 +462,7 @@ mod tests {
     use crate::rules::board::position::is_attacked;
     use crate::rules::movegen::{legal_moves, man_moves};
     use crate::rules::types::{MoveList, Square};
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
     use crate::util::rng::Rng;
     use std::collections::BTreeMap;
 

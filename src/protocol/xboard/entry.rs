@@ -243,7 +243,7 @@ impl Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
 
     fn position(variant: &str, fen: &str) -> Position {
         let v = VariantSet::builtin().compile(variant).expect("variant");

@@ -226,7 +226,7 @@ pub fn pictures(v: &Variant) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
 
     fn variant(name: &str) -> std::sync::Arc<Variant> {
         VariantSet::builtin().compile(name).expect("variant")

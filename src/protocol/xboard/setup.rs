@@ -133,7 +133,7 @@ pub fn claim(pos: &mut Position) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
 
     fn variant(name: &str) -> std::sync::Arc<Variant> {
         VariantSet::builtin().compile(name).expect("variant")

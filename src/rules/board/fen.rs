@@ -360,7 +360,7 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
 
     /// Each reason for refusing a FEN has its own text.
     #[test]

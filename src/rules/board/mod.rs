@@ -1,8 +1,7 @@
-//! The position and its FEN form, and the scores the board sums as men move.
+//! The position and its FEN form.
 
 pub mod fen;
 pub mod position;
-pub mod sums;
 
 pub use fen::FenError;
 pub use position::Position;

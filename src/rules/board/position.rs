@@ -1,8 +1,8 @@
 //! The position: padded mailbox, side to move, rights, clocks, hash and the
 //! history needed to unmake moves and detect repetitions.
 
-use super::sums::Score;
 use crate::rules::attacks::{self, KingTest};
+use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Cell, Changes, Color, Move, MoveKind, PieceType, Square};
 use crate::rules::variant::Variant;
 use arrayvec::ArrayVec;

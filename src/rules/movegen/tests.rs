@@ -7,7 +7,8 @@ use crate::rules::attacks::{
     Cells, attacked, attacked_among, attacked_from_men, attacked_plain, in_mask,
 };
 use crate::rules::types::{BOARD_WIDTH, Cell, MAX_FILES};
-use crate::rules::variant::{SquareSet, VariantSet};
+use crate::rules::variant::SquareSet;
+use crate::rules::variant_set::VariantSet;
 
 /// The tests from the men against those from the target, along random
 /// games: [`attacked_among`] against [`attacked`] on every square for

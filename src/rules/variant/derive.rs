@@ -9,7 +9,7 @@ use super::{
     AttackRay, AttackTable, BothSides, CastlingRule, FastRules, MatingRules, PIN_OFFSET, PieceInfo,
     Rule, SquareSet, Variant, Zobrist,
 };
-use crate::rules::board::sums::SumTable;
+use crate::rules::sums::SumTable;
 use crate::rules::types::{BOARD_CELLS, Color, MAX_FILES, PieceType, Square};
 use std::collections::HashMap;
 

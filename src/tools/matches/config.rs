@@ -5,7 +5,8 @@ use super::engine_proc::Launch;
 use super::limits::{Limits, TimeControl};
 use super::referee::{DrawRule, ResignRule};
 use super::stats::Sprt;
-use crate::rules::variant::{Variant, VariantSet};
+use crate::rules::variant::Variant;
+use crate::rules::variant_set::VariantSet;
 use crate::tools::openings::{self, Opening};
 use std::sync::Arc;
 

@@ -9,7 +9,8 @@ use crate::protocol::xboard::setup::fill_castling;
 use crate::rules::board::Position;
 use crate::rules::game::{Termination, outcome};
 use crate::rules::types::Color;
-use crate::rules::variant::{Variant, VariantSet};
+use crate::rules::variant::Variant;
+use crate::rules::variant_set::VariantSet;
 use std::sync::Arc;
 
 /// Tag naming a switched-off pair promotion (absent when the variant's own

@@ -447,7 +447,7 @@ fn failure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant::VariantSet;
+    use crate::rules::variant_set::VariantSet;
 
     /// Scores an engine reports and adjudication bounds from the command
     /// line may be the extremes of `i32`.
