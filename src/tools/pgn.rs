@@ -4,7 +4,7 @@
 
 use crate::rules::board::{FenError, Position};
 use crate::rules::game::GameRecord;
-use crate::rules::types::Color;
+use crate::rules::types::{Color, Move};
 use crate::rules::variant::Variant;
 use std::sync::Arc;
 
@@ -25,6 +25,30 @@ pub fn write(tags: &[(&str, String)], movetext: &str) -> String {
 /// A tag value with `\` and `"` escaped.
 fn escape(v: &str) -> String {
     v.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The words of a game's move text from `pos`: each move number (`1.`, or
+/// `1...` when the game starts with Black), each move in SAN and, after a
+/// move, its comment in braces. `pos` is left after the last move.
+pub fn move_words<'a>(
+    pos: &mut Position,
+    moves: impl Iterator<Item = (Move, Option<&'a str>)>,
+) -> Vec<String> {
+    let mut words = Vec::new();
+    for (i, (m, comment)) in moves.enumerate() {
+        let n = pos.fullmove_number();
+        if pos.side_to_move() == Color::White {
+            words.push(format!("{n}."));
+        } else if i == 0 {
+            words.push(format!("{n}..."));
+        }
+        words.push(pos.san(m));
+        if let Some(c) = comment {
+            words.push(format!("{{{c}}}"));
+        }
+        pos.make(m);
+    }
+    words
 }
 
 /// PGN text of a game record: tags, then the moves in SAN.
@@ -50,29 +74,21 @@ pub fn write_record(record: &GameRecord, variant: Arc<Variant>) -> Result<String
         ),
         ("PlyCount", record.moves.len().to_string()),
     ];
+    let mut words = move_words(&mut pos, record.moves.iter().map(|&m| (m, None)));
+    words.push(result.to_string());
+    // A line ends after the move that takes it past 70 characters.
     let mut s = String::new();
     let mut line = String::new();
-    for (i, &m) in record.moves.iter().enumerate() {
-        let black = pos.side_to_move() == Color::Black;
-        if !black || i == 0 {
-            let n = pos.fullmove_number();
-            line.push_str(&if black {
-                format!("{n}... ")
-            } else {
-                format!("{n}. ")
-            });
-        }
-        line.push_str(&pos.san(m));
+    for w in &words {
+        line.push_str(w);
         line.push(' ');
-        pos.make(m);
-        if line.len() > 70 {
+        if !w.ends_with('.') && line.len() > 70 {
             s.push_str(line.trim_end());
             s.push('\n');
             line.clear();
         }
     }
-    line.push_str(result);
-    s.push_str(&line);
+    s.push_str(line.trim_end());
     Ok(write(&tags, &s))
 }
 

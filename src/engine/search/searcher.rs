@@ -87,10 +87,11 @@ impl Searcher {
     }
 
     /// Search `pos` with its variant's evaluation tables `eval` and the
-    /// given limits and options. Blocks until the search ends; `on_info` is called by the main thread after each
-    /// iteration and each MultiPV line. `search_moves` limits the root
-    /// moves (empty: all). The search memory is resized, and so forgotten,
-    /// when the variant differs from the last search's.
+    /// given limits and options. Blocks until the search ends; `on_info` is
+    /// called by the main thread after each iteration and each MultiPV
+    /// line. `search_moves` limits the root moves (empty: all). The search
+    /// memory is resized, and so forgotten, when the variant differs from
+    /// the last search's.
     pub fn search(
         &mut self,
         pos: &Position,

@@ -8,7 +8,6 @@ use crate::protocol::xboard::moves::GuiBoard;
 use crate::protocol::xboard::setup::fill_castling;
 use crate::rules::board::Position;
 use crate::rules::game::{Termination, outcome};
-use crate::rules::types::Color;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
 use std::sync::Arc;
@@ -73,19 +72,10 @@ pub fn write_game(variant: &Arc<Variant>, tags: &GameTags, report: &GameReport) 
     let mut words: Vec<String> = Vec::new();
     match Position::from_fen(variant.clone(), &report.start_fen) {
         Ok(mut pos) => {
-            for (i, r) in report.moves.iter().enumerate() {
-                let n = pos.fullmove_number();
-                if pos.side_to_move() == Color::White {
-                    words.push(format!("{n}."));
-                } else if i == 0 {
-                    words.push(format!("{n}..."));
-                }
-                words.push(pos.san(r.mv));
-                if let Some(c) = &r.comment {
-                    words.push(format!("{{{c}}}"));
-                }
-                pos.make(r.mv);
-            }
+            words = crate::tools::pgn::move_words(
+                &mut pos,
+                report.moves.iter().map(|r| (r.mv, r.comment.as_deref())),
+            );
         }
         Err(e) => words.push(format!("{{bad start position: {e}}}")),
     }
