@@ -68,7 +68,7 @@
 //! permits" per engine search thread it may cause (a stream with `Threads 2`
 //! holds both), so the engines never use more than the machine's two cores.
 
-use amalgam::protocol::xboard::moves;
+use amalgam::protocol::xboard::moves::{self, Gui};
 use amalgam::{Color, Position, Variant, VariantSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -111,7 +111,7 @@ impl XbModel {
                     _ => None,
                 };
                 if let (Some(text), Some(p)) = (text, &mut self.pos)
-                    && let Ok(mv) = moves::from_gui(p, text)
+                    && let Ok(mv) = moves::from_gui(p, text, Gui::Classic)
                 {
                     p.make(mv);
                     let over = amalgam::rules::game::outcome(p).is_some();
@@ -135,7 +135,7 @@ pub(crate) fn xb_usermove(rng: &mut Rng, m: &mut XbModel, ctx: &Ctx) -> String {
             if list.is_empty() {
                 rng.pick(&BAD_MOVES).to_string()
             } else {
-                moves::gui_text(p, list[rng.below(list.len())])
+                moves::gui_text(p, list[rng.below(list.len())], Gui::Classic)
             }
         }
         _ => {
@@ -150,7 +150,7 @@ pub(crate) fn xb_usermove(rng: &mut Rng, m: &mut XbModel, ctx: &Ctx) -> String {
                 if list.is_empty() {
                     "e2e4".into()
                 } else {
-                    moves::gui_text(&p, list[rng.below(list.len())])
+                    moves::gui_text(&p, list[rng.below(list.len())], Gui::Classic)
                 }
             }
         }
@@ -471,7 +471,7 @@ pub(crate) fn xb_final(st: &mut Stream, rng: &mut Rng, m: &mut XbModel, pings: &
     let legal: Vec<String> = pos
         .legal_moves()
         .iter()
-        .map(|&mv| moves::to_gui_joined(&pos, mv))
+        .map(|&mv| moves::to_gui_joined(&pos, mv, Gui::Classic))
         .collect();
     st.ctx.count_judged(!refused && same_variant);
     if !refused && same_variant && !legal.contains(&played) {

@@ -20,7 +20,7 @@
 //! man that stays behind. Choosing the man that moves (magenta) enters the
 //! move without a suffix (the whole stack).
 
-use super::moves::{GuiBoard, parse_leg, to_gui};
+use super::moves::{Gui, GuiBoard, parse_leg, to_gui};
 use crate::rules::board::Position;
 use crate::rules::types::{Move, Square};
 
@@ -35,8 +35,8 @@ struct Path {
 }
 
 /// How the GUI holds `m`.
-fn path(pos: &Position, m: Move) -> Option<Path> {
-    let legs = to_gui(pos, m);
+fn path(pos: &Position, m: Move, gui: Gui) -> Option<Path> {
+    let legs = to_gui(pos, m, gui);
     match legs.as_slice() {
         [one] => {
             let (from, to, suffix) = parse_leg(pos, one)?;
@@ -70,6 +70,8 @@ pub struct Entry {
     put_on_cyan: Option<Square>,
     /// The cyan square the entry passed (the second leg is being entered).
     via: Option<Square>,
+    /// The GUI's move forms, kept when the entry is forgotten.
+    gui: Gui,
 }
 
 /// What the engine sends back.
@@ -93,7 +95,16 @@ enum Mark {
 impl Entry {
     /// Forget the entry (a move was made, or the position changed).
     pub fn reset(&mut self) {
-        *self = Entry::default();
+        *self = Entry {
+            gui: self.gui,
+            ..Entry::default()
+        };
+    }
+
+    /// Enter moves in the forms of this GUI from now on.
+    pub fn set_gui(&mut self, gui: Gui) {
+        self.gui = gui;
+        self.reset();
     }
 
     /// `lift SQ`.
@@ -108,6 +119,7 @@ impl Entry {
         } else {
             *self = Entry {
                 from: Some(sq),
+                gui: self.gui,
                 ..Entry::default()
             };
         }
@@ -144,18 +156,19 @@ impl Entry {
         let moves = p.legal_moves().to_vec();
         moves
             .into_iter()
-            .filter_map(|m| path(&p, m))
+            .filter_map(|m| path(&p, m, self.gui))
             .filter(|x| x.from == from && (self.via.is_none() || x.via == self.via))
             .collect()
     }
 
     fn mark(&self, pos: &Position, sq: Square) -> Option<Mark> {
-        Self::mark_in(&self.paths(pos), pos, self.via, sq, self.from?)
+        Self::mark_in(&self.paths(pos), pos, self.gui, self.via, sq, self.from?)
     }
 
     fn mark_in(
         paths: &[Path],
         pos: &Position,
+        gui: Gui,
         via: Option<Square>,
         sq: Square,
         from: Square,
@@ -193,7 +206,7 @@ impl Entry {
                 // No suffix: the man the GUI shows on the from-square (the
                 // GUI's way to decline a promotion), listed first.
                 if suffixes.contains(&None)
-                    && let Some(l) = GuiBoard::replayed(pos).letter(pos, from)
+                    && let Some(l) = GuiBoard::replayed(pos, gui).letter(pos, from)
                 {
                     list.insert(0, l);
                 }
@@ -213,7 +226,7 @@ impl Entry {
             let mut empty = 0;
             for file in 0..v.files {
                 let sq = Square::new(file, rank);
-                let mark = from.and_then(|f| Self::mark_in(&paths, pos, self.via, sq, f));
+                let mark = from.and_then(|f| Self::mark_in(&paths, pos, self.gui, self.via, sq, f));
                 let letter = match mark {
                     None => {
                         empty += 1;

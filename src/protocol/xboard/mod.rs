@@ -11,6 +11,7 @@ pub mod moves;
 pub mod pictures;
 mod search;
 pub mod setup;
+pub mod split;
 
 use super::{CommandError, Input, Next, first_word};
 use crate::engine::{Allowed, Engine, EngineError};
@@ -407,27 +408,36 @@ impl Xboard {
             ));
         }
         say("feature option=\"VariantPath -file \"");
+        say(&format!(
+            "feature option=\"SplitCommand -check {}\"",
+            u8::from(self.shared.split.load(Ordering::Relaxed))
+        ));
         say("feature done=1");
     }
 
     fn option(&mut self, text: &str) -> Result<(), CommandError> {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
         let (name, value) = (name.trim(), value.trim());
+        let check = || match value {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(EngineError::BadOption {
+                name: name.to_string(),
+                value: value.to_string(),
+                allowed: Allowed::ZeroOrOne,
+            }),
+        };
+        if name == "SplitCommand" {
+            // Takes effect with the next `variant`: its `setup` names the
+            // parent and piece table the forms of moves rely on.
+            self.shared.split.store(check()?, Ordering::Relaxed);
+            self.entry.set_gui(self.shared.gui());
+            return Ok(());
+        }
         let mut e = self.engine();
         match name {
             "PairPromotion" => {
-                let on = match value {
-                    "1" => true,
-                    "0" => false,
-                    _ => {
-                        return Err(EngineError::BadOption {
-                            name: name.to_string(),
-                            value: value.to_string(),
-                            allowed: Allowed::ZeroOrOne,
-                        }
-                        .into());
-                    }
-                };
+                let on = check()?;
                 // Switching compiles the variant again from its start position,
                 // so only a change of value does it.
                 if on != e.pair_promotion() {
@@ -498,7 +508,7 @@ impl Xboard {
             let fen = ahead
                 .map(|f| setup::fill_castling(&v, &f))
                 .filter(|f| Position::from_fen(v.clone(), f).is_ok());
-            setup::setup_lines(&v, fen.as_deref())
+            setup::setup_lines(&v, fen.as_deref(), self.shared.gui())
         };
         self.mirror();
         for l in lines {
@@ -569,7 +579,7 @@ impl Xboard {
         self.abort();
         let claim = {
             let mut e = self.engine();
-            match moves::from_gui(e.position_mut(), text) {
+            match moves::from_gui(e.position_mut(), text, self.shared.gui()) {
                 Ok(m) => e.position_mut().make(m),
                 Err(crate::rules::notation::MoveError::Malformed(_)) => {
                     say(&format!("Illegal move (malformed): {text}"));

@@ -10,6 +10,20 @@ use crate::rules::board::Position;
 use crate::rules::notation::MoveError;
 use crate::rules::types::{Move, MoveKind, Square};
 
+/// Which XBoard the engine talks to: the forms of its moves differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Gui {
+    /// XBoard 4.9.1 and WinBoard: a move writes at most one chosen man, so
+    /// partial moves are sent with the remnant's letter and the GUI shows
+    /// the whole stack on their destination (see [`GuiBoard`]).
+    #[default]
+    Classic,
+    /// An XBoard with the `split` command (see [`super::split`]): a partial
+    /// move names the part that goes, a merge the merged stack, and the
+    /// table puts the right man on the from-square.
+    Split,
+}
+
 /// How a move is written for the GUI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Form {
@@ -26,12 +40,23 @@ enum Form {
     Split(char),
     /// En passant by a non-pawn: `F V,` then `V T` (V the victim's square).
     EnPassantLegs(Square),
+    /// With `split`, a move onto a friendly stack in one leg, `F T z`, with
+    /// the letter of the stack it forms.
+    NamedMerge,
 }
 
-fn form(pos: &Position, mv: Move) -> Form {
+fn form(pos: &Position, mv: Move, gui: Gui) -> Form {
     let v = pos.variant();
     let here = pos.cell(mv.from());
     match mv.kind() {
+        // With `split` a partial move is the engine's own text (the part's
+        // letter) and any move onto a friendly stack names the result.
+        MoveKind::Normal if gui == Gui::Split && pos.cell(mv.to()).is_color(pos.side_to_move()) => {
+            Form::NamedMerge
+        }
+        MoveKind::Normal if gui == Gui::Split && here.is_piece() && here.kind() != mv.part() => {
+            Form::Plain
+        }
         MoveKind::Normal if here.is_piece() && here.kind() != mv.part() => {
             match v.remnant(here.kind(), mv.part()) {
                 Some(rest) => Form::Split(v.piece(rest).letter),
@@ -123,19 +148,23 @@ impl GuiBoard {
         self.drawn.iter().find(|d| d.0 == sq.0).map(|d| d.1)
     }
 
-    /// What the GUI shows after the moves played in `pos` since it was set up.
-    pub fn replayed(pos: &Position) -> GuiBoard {
+    /// What the GUI shows after the moves played in `pos` since it was set
+    /// up; with `split` it shows every move exactly.
+    pub fn replayed(pos: &Position, gui: Gui) -> GuiBoard {
         let moves: Vec<Move> = pos.moves_played().collect();
         let mut p = pos.clone();
         while p.ply_count() > 0 {
             p.unmake();
         }
-        let mut gui = GuiBoard::default();
+        let mut board = GuiBoard::default();
+        if gui == Gui::Split {
+            return board;
+        }
         for m in moves {
-            gui.apply(&p, m);
+            board.apply(&p, m);
             p.make(m);
         }
-        gui
+        board
     }
 
     /// The letter (upper case) the GUI shows on `sq` of `pos`, if any.
@@ -157,7 +186,7 @@ impl GuiBoard {
         // (None: empty); squares it shows exactly are left out.
         let mut shown: Vec<(Square, Option<char>)> = Vec::new();
         let mut exact: Vec<Square> = vec![from, to];
-        match (mv.kind(), form(pos, mv)) {
+        match (mv.kind(), form(pos, mv, Gui::Classic)) {
             (MoveKind::Castle, _) => {
                 if let Some(r) = v
                     .castling
@@ -167,7 +196,7 @@ impl GuiBoard {
                     exact.extend([r.rook_from, r.rook_to]);
                 }
             }
-            (_, Form::Merge) => {}
+            (_, Form::Merge | Form::NamedMerge) => {}
             (_, Form::EnPassantLegs(victim)) => exact.push(victim),
             (_, Form::CornerMerge) => shown = vec![(from, None), (to, mover)],
             (_, Form::Split(rest)) => {
@@ -204,16 +233,17 @@ impl GuiBoard {
 }
 
 /// The legs the engine sends for a move made in `pos`: one `move` command each.
-pub fn to_gui(pos: &Position, mv: Move) -> Vec<String> {
+pub fn to_gui(pos: &Position, mv: Move, gui: Gui) -> Vec<String> {
     let v = pos.variant();
     let (f, t) = (v.square_name(mv.from()), v.square_name(mv.to()));
-    match form(pos, mv) {
+    match form(pos, mv, gui) {
         Form::Plain | Form::CornerMerge => vec![pos.move_text(mv)],
         Form::Split(rest) => vec![format!("{f}{t}{rest}")],
         Form::Merge => vec![
             format!("{t}{f},"),
             format!("{f}{t}{}", v.piece(mv.result()).letter),
         ],
+        Form::NamedMerge => vec![format!("{f}{t}{}", v.piece(mv.result()).letter)],
         Form::EnPassantLegs(victim) => {
             let x = v.square_name(victim);
             vec![format!("{f}{x},"), format!("{x}{t}")]
@@ -222,21 +252,21 @@ pub fn to_gui(pos: &Position, mv: Move) -> Vec<String> {
 }
 
 /// A move as one string (legs joined), for thinking output.
-pub fn to_gui_joined(pos: &Position, mv: Move) -> String {
-    to_gui(pos, mv).concat()
+pub fn to_gui_joined(pos: &Position, mv: Move, gui: Gui) -> String {
+    to_gui(pos, mv, gui).concat()
 }
 
 /// The string a GUI sends to an engine for a move made in `pos` (one that
 /// [`from_gui`] reads): a whole-stack merge as a null leg on the target, then
 /// the merging stack's square; every other move as the engine writes it.
-pub fn gui_text(pos: &Position, mv: Move) -> String {
+pub fn gui_text(pos: &Position, mv: Move, gui: Gui) -> String {
     let v = pos.variant();
-    match form(pos, mv) {
+    match form(pos, mv, gui) {
         Form::Merge => {
             let t = v.square_name(mv.to());
             format!("{t}{t},{}{t}", v.square_name(mv.from()))
         }
-        _ => to_gui_joined(pos, mv),
+        _ => to_gui_joined(pos, mv, gui),
     }
 }
 
@@ -274,9 +304,11 @@ pub(super) fn parse_leg(pos: &Position, text: &str) -> Option<Leg> {
     Some((squares[0], squares[1], letter))
 }
 
-/// The legal move a GUI move string names. Partial moves are read only in
-/// the GUI's form (remnant letter), never in the engine's (part letter).
-pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
+/// The legal move a GUI move string names. Without `split`, partial moves
+/// are read only in the GUI's form (remnant letter), never in the engine's
+/// (part letter); with it, only in the engine's, and a move onto a friendly
+/// stack may also name the stack it forms.
+pub fn from_gui(pos: &mut Position, text: &str, gui: Gui) -> Result<Move, MoveError> {
     let lower = text.trim().to_ascii_lowercase();
     let illegal = || MoveError::Illegal(text.trim().to_string());
     let malformed = || MoveError::Malformed(text.trim().to_string());
@@ -292,8 +324,10 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
             .iter()
             .copied()
             .find(|&m| {
-                matches!(form(pos, m), Form::Merge | Form::CornerMerge)
-                    && m.from() == f
+                matches!(
+                    form(pos, m, gui),
+                    Form::Merge | Form::CornerMerge | Form::NamedMerge
+                ) && m.from() == f
                     && m.to() == t
             })
             .ok_or_else(illegal);
@@ -307,7 +341,7 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
         moves
             .iter()
             .copied()
-            .find(|&m| want(m, form(pos, m)))
+            .find(|&m| want(m, form(pos, m, gui)))
             .ok_or_else(illegal)
     };
     match legs.as_slice() {
@@ -325,6 +359,13 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
                         Form::Split(rest) => one.2 == Some(rest),
                         Form::Merge | Form::CornerMerge | Form::EnPassantLegs(_) => one.2.is_none(),
                         Form::Plain => pos.move_text(m) == plain,
+                        Form::NamedMerge => {
+                            let whole = pos.cell(m.from()).kind() == m.part();
+                            let result = pos.variant().piece(m.result()).letter;
+                            one.2 == Some(result)
+                                || pos.move_text(m) == plain
+                                || (whole && one.2.is_none())
+                        }
                     }
             })
         }
@@ -333,6 +374,9 @@ pub fn from_gui(pos: &mut Position, text: &str) -> Result<Move, MoveError> {
         [(a, b, _), (b2, d, _)] if b == b2 => find(&|m, form| match form {
             Form::EnPassantLegs(victim) => m.from() == *a && victim == *b && m.to() == *d,
             Form::Merge => m.to() == *a && m.from() == *b && *d == *a,
+            Form::NamedMerge => {
+                pos.cell(m.from()).kind() == m.part() && m.to() == *a && m.from() == *b && *d == *a
+            }
             _ => false,
         }),
         _ => Err(illegal()),
@@ -348,9 +392,13 @@ mod tests {
     fn check(variant: &str, fen: &str, engine: &str, legs: &[&str], incoming: &[&str]) {
         let mut pos = Position::builtin(variant, fen);
         let mv = pos.parse_move(engine).expect("engine move");
-        assert_eq!(to_gui(&pos, mv), legs, "{engine} in {fen}");
+        assert_eq!(to_gui(&pos, mv, Gui::Classic), legs, "{engine} in {fen}");
         for text in incoming {
-            assert_eq!(from_gui(&mut pos, text), Ok(mv), "{text} in {fen}");
+            assert_eq!(
+                from_gui(&mut pos, text, Gui::Classic),
+                Ok(mv),
+                "{text} in {fen}"
+            );
         }
     }
 
@@ -365,9 +413,37 @@ mod tests {
         // The engine's part letter means the other part to the GUI.
         let mut pos = Position::builtin("combination", STACKS);
         assert!(matches!(
-            from_gui(&mut pos, "c3e5b"),
+            from_gui(&mut pos, "c3e5b", Gui::Classic),
             Err(MoveError::Illegal(_))
         ));
+    }
+
+    /// With `split`: a partial move names the part that goes, a move onto
+    /// a friendly stack the stack it forms, in one leg.
+    #[test]
+    fn split_forms_name_the_part_and_the_merged_stack() {
+        let split = |fen: &str, engine: &str, legs: &[&str], incoming: &[&str]| {
+            let mut pos = Position::builtin("combination", fen);
+            let mv = pos.parse_move(engine).expect("engine move");
+            assert_eq!(to_gui(&pos, mv, Gui::Split), legs, "{engine}");
+            for text in incoming {
+                assert_eq!(from_gui(&mut pos, text, Gui::Split), Ok(mv), "{text}");
+            }
+        };
+        split(STACKS, "c3b5n", &["c3b5n"], &["c3b5n"]);
+        split(STACKS, "c3e5b", &["c3e5b"], &["c3e5b"]);
+        split(STACKS, "c3b5", &["c3b5"], &["c3b5"]);
+        split(
+            MERGES,
+            "c3d1",
+            &["c3d1m"],
+            &["c3d1m", "c3d1", "d1d1,c3e2", "d1c3,c3d1m"],
+        );
+        split(MERGES, "b3a1", &["b3a1m"], &["b3a1m", "b3a1"]);
+        // The remnant's letter, the classic form, names the other part.
+        let mut pos = Position::builtin("combination", STACKS);
+        let knight = pos.parse_move("c3b5n").expect("move");
+        assert_ne!(from_gui(&mut pos, "c3b5b", Gui::Split), Ok(knight));
     }
 
     #[test]
@@ -392,7 +468,7 @@ mod tests {
         check("combination", no_rights, "b3a1", &["a1b3,", "b3a1m"], &[]);
         let mut pos = Position::builtin("combination", MERGES);
         assert!(matches!(
-            from_gui(&mut pos, "d1d1,e4`1"),
+            from_gui(&mut pos, "d1d1,e4`1", Gui::Classic),
             Err(MoveError::Illegal(_))
         ));
     }
@@ -408,7 +484,7 @@ mod tests {
                 pos.make(mv);
             }
             let mv = pos.parse_move(merge).expect("merge");
-            to_gui(&pos, mv)
+            to_gui(&pos, mv, Gui::Classic)
         };
         // The king has moved and back: no right, but a1 untouched.
         let king_walk = ["e1f1", "e8f8", "f1e1", "f8e8"];
@@ -420,7 +496,7 @@ mod tests {
         let black = "r3k2r/pppppppp/1nn5/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1";
         let mut pos = Position::builtin("combination", black);
         let mv = pos.parse_move("b6a8").expect("merge");
-        assert_eq!(to_gui(&pos, mv), ["b6a8"]);
+        assert_eq!(to_gui(&pos, mv, Gui::Classic), ["b6a8"]);
         // Other parents have no gating: the corner takes two legs.
         assert!(!gui_unmoved(
             &Position::builtin("chess", MERGES),
@@ -501,15 +577,23 @@ mod tests {
         ] {
             let mut pos = Position::builtin(variant, fen);
             for mv in pos.legal_moves() {
-                let text = gui_text(&pos, mv);
-                assert_eq!(from_gui(&mut pos, &text), Ok(mv), "{text} in {fen}");
-                let legs = to_gui_joined(&pos, mv);
-                assert_eq!(from_gui(&mut pos, &legs), Ok(mv), "{legs} in {fen}");
+                let text = gui_text(&pos, mv, Gui::Classic);
+                assert_eq!(
+                    from_gui(&mut pos, &text, Gui::Classic),
+                    Ok(mv),
+                    "{text} in {fen}"
+                );
+                let legs = to_gui_joined(&pos, mv, Gui::Classic);
+                assert_eq!(
+                    from_gui(&mut pos, &legs, Gui::Classic),
+                    Ok(mv),
+                    "{legs} in {fen}"
+                );
             }
         }
         let pos = Position::builtin("combination", MERGES);
         let mv = pos.clone().parse_move("c3d1").expect("merge");
-        assert_eq!(gui_text(&pos, mv), "d1d1,c3d1");
+        assert_eq!(gui_text(&pos, mv, Gui::Classic), "d1d1,c3d1");
     }
 
     #[test]
@@ -552,12 +636,15 @@ mod tests {
         let mut pos = Position::builtin("chess", "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
         for bad in ["", "e2", "e2e4qq", "z9z9", "e1e2,", "hello"] {
             assert!(
-                matches!(from_gui(&mut pos, bad), Err(MoveError::Malformed(_))),
+                matches!(
+                    from_gui(&mut pos, bad, Gui::Classic),
+                    Err(MoveError::Malformed(_))
+                ),
                 "{bad}"
             );
         }
         assert!(matches!(
-            from_gui(&mut pos, "e1e3"),
+            from_gui(&mut pos, "e1e3", Gui::Classic),
             Err(MoveError::Illegal(_))
         ));
     }

@@ -3,6 +3,8 @@
 //! analysing. The thread prints the thinking lines, the move and any result
 //! claim; the input thread can stop it, with or without its move.
 
+use super::moves::Gui;
+use super::split::{self, SplitTable};
 use super::{moves, say, setup};
 use crate::engine::Engine;
 use crate::engine::search::{Limits, SearchInfo, Value};
@@ -40,6 +42,8 @@ pub struct Shared {
     /// after our move while pondering), for what the input thread answers
     /// from it meanwhile.
     pub position: Mutex<Option<Position>>,
+    /// Whether the GUI has the `split` command (the `SplitCommand` option).
+    pub split: AtomicBool,
 }
 
 impl Shared {
@@ -55,6 +59,16 @@ impl Shared {
             started: Mutex::new(Instant::now()),
             total_moves: AtomicU64::new(0),
             position: Mutex::new(None),
+            split: AtomicBool::new(false),
+        }
+    }
+
+    /// The move forms of the GUI.
+    pub fn gui(&self) -> Gui {
+        if self.split.load(Ordering::Relaxed) {
+            Gui::Split
+        } else {
+            Gui::Classic
         }
     }
 
@@ -85,12 +99,12 @@ impl Shared {
         if info.multipv != 1 || !self.post.load(Ordering::Relaxed) {
             return;
         }
-        say(&thinking_line(root, info));
+        say(&thinking_line(root, info, self.gui()));
     }
 }
 
 /// `depth score centiseconds nodes pv`.
-fn thinking_line(root: &Position, info: &SearchInfo) -> String {
+fn thinking_line(root: &Position, info: &SearchInfo, gui: Gui) -> String {
     let score = match info.value {
         Value::Cp(cp) => cp,
         Value::Mate(n) if n > 0 => MATE_SCORE + n,
@@ -102,7 +116,7 @@ fn thinking_line(root: &Position, info: &SearchInfo) -> String {
         if !pos.legal_moves().contains(&m) {
             break;
         }
-        pv.push(moves::to_gui_joined(&pos, m));
+        pv.push(moves::to_gui_joined(&pos, m, gui));
         pos.make(m);
     }
     format!(
@@ -254,7 +268,7 @@ fn analyze(e: &mut Engine, shared: &Shared) {
     e.go(&limits, &[], &mut |info| {
         if info.multipv == 1 && !shared.post.load(Ordering::Relaxed) {
             // Analysis shows its lines even without `post`.
-            say(&thinking_line(&root, info));
+            say(&thinking_line(&root, info, shared.gui()));
         }
         shared.report(&root, info);
     });
@@ -290,15 +304,22 @@ fn play(
     if let Value::Cp(cp) = r.value {
         shared.last_score.store(cp, Ordering::Relaxed);
     }
-    let legs = moves::to_gui(&root, best);
+    let gui = shared.gui();
+    let lines = match gui {
+        Gui::Classic => moves::to_gui(&root, best, gui)
+            .into_iter()
+            .map(|leg| format!("move {leg}"))
+            .collect(),
+        Gui::Split => split::lines_for(&root, best, &SplitTable::standard(root.variant())),
+    };
     e.position_mut().make(best);
     *lock(&shared.position) = Some(e.position().clone());
     *lock(&shared.hint) = r
         .ponder
         .filter(|p| e.position_mut().legal_moves().contains(p))
-        .map(|p| moves::to_gui_joined(e.position(), p));
-    for leg in legs {
-        say(&format!("move {leg}"));
+        .map(|p| moves::to_gui_joined(e.position(), p, gui));
+    for line in lines {
+        say(&line);
     }
     match setup::claim(e.position_mut()) {
         Some(c) => {

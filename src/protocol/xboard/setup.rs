@@ -2,6 +2,8 @@
 //! the ini's piece table and Betza strings), what its FENs leave out, and how
 //! a finished game is claimed.
 
+use super::moves::Gui;
+use super::split::{self, SplitTable};
 use crate::rules::board::Position;
 use crate::rules::game::{Outcome, Termination, outcome};
 use crate::rules::types::Color;
@@ -38,25 +40,22 @@ pub fn wears_rook_glyph(v: &Variant, letter: char) -> bool {
 }
 
 /// `setup` and `piece` lines for a variant, with `fen` (else the start
-/// position) as the GUI's initial position; none for a variant the GUI
-/// knows (no piece table in the ini).
-pub fn setup_lines(v: &Variant, fen: Option<&str>) -> Vec<String> {
-    let table = &v.xboard.piece_table;
-    if table.is_empty() {
+/// position) as the GUI's initial position, and for a GUI with `split` the
+/// table of men left behind; none for a variant the GUI knows (no piece
+/// table in the ini).
+pub fn setup_lines(v: &Variant, fen: Option<&str>, gui: Gui) -> Vec<String> {
+    if v.xboard.piece_table.is_empty() {
         return Vec::new();
     }
-    let parent = if v.xboard.parent.is_empty() {
-        "fairy"
-    } else {
-        v.xboard.parent.as_str()
-    };
+    let table = split::piece_table(v, gui);
     let mut lines = vec![format!(
-        "setup ({table}) {}x{}+0_{parent} {}",
+        "setup ({table}) {}x{}+0_{} {}",
         v.files,
         v.ranks,
+        split::parent(v, gui),
         fen.unwrap_or(&v.start_fen)
     )];
-    let half: Vec<char> = white_half(v).chars().collect();
+    let half: Vec<char> = table.chars().take(table.chars().count() / 2).collect();
     for p in &v.pieces {
         let glyph = p.letter.to_ascii_uppercase();
         let Some(slot) = half.iter().position(|&c| c == glyph) else {
@@ -69,6 +68,12 @@ pub fn setup_lines(v: &Variant, fen: Option<&str>) -> Vec<String> {
         };
         if standard != Some(p.betza.as_str()) {
             lines.push(format!("piece {glyph}& {}", p.betza));
+        }
+    }
+    if gui == Gui::Split {
+        let split = SplitTable::standard(v);
+        if !split.is_empty() {
+            lines.push(split.line());
         }
     }
     lines
@@ -169,7 +174,10 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let v = set.compile("wide").expect("variant");
         assert_eq!(white_half(&v), "PNBRQ\u{e9}");
-        assert!(setup_lines(&v, None)[0].starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy "));
+        assert!(
+            setup_lines(&v, None, Gui::Classic)[0]
+                .starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy ")
+        );
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
         assert_eq!(fill_castling(&v, start), start);
     }
@@ -194,6 +202,6 @@ mod tests {
         assert_eq!(claim(&mut rule).as_deref(), Some("1/2-1/2 {64-move rule}"));
         let mut open = Position::startpos(variant("compound"));
         assert_eq!(claim(&mut open), None);
-        assert!(setup_lines(&variant("chess"), None).is_empty());
+        assert!(setup_lines(&variant("chess"), None, Gui::Classic).is_empty());
     }
 }

@@ -9,7 +9,7 @@ use super::engine_proc::{EngineProcess, Launch, WaitError};
 use super::limits::Limits;
 use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn};
 use super::uci_client::to_failure;
-use crate::protocol::xboard::moves::{from_gui, gui_text};
+use crate::protocol::xboard::moves::{Gui, from_gui, gui_text};
 use crate::rules::board::Position;
 use crate::rules::game::Outcome;
 use crate::rules::types::{Color, Move};
@@ -205,7 +205,7 @@ impl XboardPlayer {
 
     /// Send a move of the game to the engine.
     fn send_move(&mut self, pos: &Position, m: Move) -> Result<(), Failure> {
-        let text = gui_text(pos, m);
+        let text = gui_text(pos, m, Gui::Classic);
         if self.features.usermove {
             self.send(&format!("usermove {text}"))
         } else {
@@ -346,7 +346,7 @@ impl Player for XboardPlayer {
     fn parse_move(&self, pos: &mut Position, text: &str) -> Option<Move> {
         // The reader of the engine's own front end takes the forms an engine
         // writes (legs joined) as well as the GUI's.
-        from_gui(pos, text).ok()
+        from_gui(pos, text, Gui::Classic).ok()
     }
 
     fn game_over(&mut self, result: Outcome, reason: &str) {
