@@ -1,5 +1,5 @@
 //! The commands that play or read whole games: `selfplay`, `openings`,
-//! `match`, `pgn check` and `datagen`.
+//! `match`, `pgn check`, `pgn stats` and `datagen`.
 
 use super::{CommandResult, Limit, Threads, compile, text};
 use crate::rules::variant_set::VariantSet;
@@ -237,6 +237,17 @@ pub struct Match {
     /// Send isready/ping while engines think and report the longest answer
     #[arg(long)]
     probe: bool,
+    /// Play part K of N disjoint parts of the match, cut by game pair (an opening with both
+    /// colours); merge the parts' PGN files with `amalgam pgn stats`
+    #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
+    shard: Option<String>,
+}
+
+/// A part of a match that the match runner reads.
+fn shard(s: &str) -> Result<String, String> {
+    crate::tools::matches::shard::Shard::parse(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// A time control that the match runner reads.
@@ -283,6 +294,7 @@ impl Match {
             ("--tc", self.tc.as_ref()),
             ("--openings", self.openings.as_ref()),
             ("--pgn", self.pgn.as_ref()),
+            ("--shard", self.shard.as_ref()),
         ];
         for (flag, value) in numbers {
             if let Some(v) = value {
@@ -315,6 +327,9 @@ impl Match {
         if self.engines.len() < 2 {
             super::usage_error(&["match"], "a match needs two or more --engine");
         }
+        if self.shard.is_some() && self.sprt.is_some() {
+            super::usage_error(&["match"], crate::tools::matches::config::SPRT_AND_SHARD);
+        }
         let (cfg, variant) = MatchConfig::parse(&self.words(), &mut set).map_err(text)?;
         let start = Instant::now();
         let result = crate::tools::matches::run(&cfg, variant);
@@ -344,40 +359,117 @@ enum PgnCommand {
         /// The PGN file
         file: String,
     },
+    /// Merge the match runner's PGN files (e.g. the parts of a match played with --shard)
+    /// and print the match's results, pentanomial counts and SPRT
+    #[command(
+        after_help = "Games with the result * are listed as unfinished and not counted. \
+                            Games of one opening pair are found by their GamePair tag, or by \
+                            their Round in older files."
+    )]
+    Stats {
+        /// The PGN files
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// A sequential probability ratio test of the two engines' results:
+        /// elo0=E0 elo1=E1 [alpha=A] [beta=B] (alpha and beta 0.05 unless given)
+        #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set)]
+        sprt: Option<Vec<String>>,
+    },
 }
 
 impl Pgn {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
-        let PgnCommand::Check { file } = &self.command;
-        let text = crate::util::textfile::read(file, crate::util::textfile::MAX_DATA_BYTES)
-            .map_err(|e| format!("{file}: {e}"))?;
-        let games = crate::tools::matches::pgn::read_games(&text);
-        let mut bad = 0;
-        let mut plies = 0;
-        for (i, g) in games.iter().enumerate() {
-            match crate::tools::matches::pgn::check_game(set, g) {
-                Ok(n) => plies += n,
-                Err(e) => {
-                    bad += 1;
-                    crate::outln!(
-                        "game {} ({} - {}): {e}",
-                        i + 1,
-                        g.tag("White").unwrap_or("?"),
-                        g.tag("Black").unwrap_or("?")
-                    );
-                }
+        match &self.command {
+            PgnCommand::Check { file } => check_pgn(set, file),
+            PgnCommand::Stats { files, sprt } => pgn_stats(files, sprt.as_deref()),
+        }
+    }
+}
+
+fn read_pgn(file: &str) -> Result<String, String> {
+    crate::util::textfile::read(file, crate::util::textfile::MAX_DATA_BYTES)
+        .map_err(|e| format!("{file}: {e}"))
+}
+
+fn check_pgn(set: &VariantSet, file: &str) -> CommandResult {
+    let text = read_pgn(file)?;
+    let games = crate::tools::matches::pgn::read_games(&text);
+    let mut bad = 0;
+    let mut plies = 0;
+    for (i, g) in games.iter().enumerate() {
+        match crate::tools::matches::pgn::check_game(set, g) {
+            Ok(n) => plies += n,
+            Err(e) => {
+                bad += 1;
+                crate::outln!(
+                    "game {} ({} - {}): {e}",
+                    i + 1,
+                    g.tag("White").unwrap_or("?"),
+                    g.tag("Black").unwrap_or("?")
+                );
             }
         }
-        crate::outln!(
-            "{} game(s), {plies} move(s) checked, {bad} with errors",
-            games.len()
-        );
-        Ok(if bad == 0 && !games.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        })
     }
+    crate::outln!(
+        "{} game(s), {plies} move(s) checked, {bad} with errors",
+        games.len()
+    );
+    Ok(if bad == 0 && !games.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn pgn_stats(files: &[String], sprt: Option<&[String]>) -> CommandResult {
+    use crate::tools::matches::stats::Sprt;
+    let sprt = sprt.map(|words| {
+        // The runner's test, with alpha and beta at 0.05 unless given.
+        let mut all = vec!["alpha=0.05", "beta=0.05"];
+        all.extend(words.iter().map(String::as_str));
+        Sprt::parse(&all)
+            .unwrap_or_else(|e| super::usage_error(&["pgn", "stats"], &format!("--sprt: {e}")))
+    });
+    let mut texts = Vec::new();
+    for file in files {
+        texts.push((file.clone(), read_pgn(file)?));
+    }
+    let merged = crate::tools::matches::pgn_stats::merge(&texts).map_err(text)?;
+    let results = &merged.results;
+    for (file, n) in files.iter().zip(&merged.games_per_file) {
+        crate::outln!("{file}: {n} game{}", if *n == 1 { "" } else { "s" });
+    }
+    let games: usize = merged.games_per_file.iter().sum();
+    if games == 0 {
+        return Err("no games in the files".into());
+    }
+    let names = results.names();
+    if sprt.is_some() && names.len() != 2 {
+        return Err(format!(
+            "--sprt needs exactly two engines; the games have {}: {}",
+            names.len(),
+            names.join(", ")
+        ));
+    }
+    crate::outln!(
+        "{games} games of {}, {} unfinished",
+        names.join(", "),
+        merged.unfinished.len()
+    );
+    crate::outln!();
+    for line in results.summary(sprt) {
+        crate::outln!("{line}");
+    }
+    for u in &merged.unfinished {
+        crate::outln!(
+            "Unfinished: Round {} {} - {} ({}), not counted",
+            u.round,
+            u.white,
+            u.black,
+            u.place
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Append self-play training data to a file

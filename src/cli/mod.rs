@@ -1,12 +1,12 @@
 //! The command line: `amalgam` with no command speaks UCI or XBoard on
 //! standard input; `amalgam COMMAND ...` runs one of the tools (perft,
-//! bench, go, epd, selfplay, openings, match, pgn check, datagen, tune,
+//! bench, go, epd, selfplay, openings, match, pgn check, pgn stats, datagen, tune,
 //! pictures, check, variants). The options are declared with `clap`, which
 //! gives every command its `--help` and one form for usage errors (exit
 //! status 2); the commands themselves are thin calls into the layers below.
 //!
 //! - [`search`]: perft, bench, go, epd
-//! - [`games`]: selfplay, openings, match, pgn check, datagen
+//! - [`games`]: selfplay, openings, match, pgn check, pgn stats, datagen
 //! - [`files`]: tune, pictures, check, variants
 
 mod files;

@@ -4,6 +4,7 @@
 use super::engine_proc::Launch;
 use super::limits::{Limits, TimeControl};
 use super::referee::{DrawRule, ResignRule};
+use super::shard::Shard;
 use super::stats::Sprt;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
@@ -17,7 +18,11 @@ pub const USAGE: &str =
        [--openings FILE | --random-plies P [--seed S]] [--pgn FILE]
        [--sprt elo0=E0 elo1=E1 alpha=A beta=B] [--resign movecount=M score=CP]
        [--draw movenumber=N movecount=M score=CP] [--margin MS] [--pair-promotion on|off]
-       [--ini FILE] [--event NAME] [--probe]";
+       [--ini FILE] [--event NAME] [--probe] [--shard K/N]";
+
+/// Why `--sprt` and `--shard` do not go together.
+pub const SPRT_AND_SHARD: &str = "--sprt stops a whole match early, which one part of it cannot do: \
+     play the parts without it and give --sprt to `amalgam pgn stats` over their PGN files";
 
 /// The most games one match may schedule.
 pub const MAX_GAMES: usize = 1_000_000;
@@ -61,6 +66,8 @@ pub struct MatchConfig {
     pub resign: Option<ResignRule>,
     pub draw: Option<DrawRule>,
     pub event: String,
+    /// Play only this part of the schedule.
+    pub shard: Option<Shard>,
 }
 
 /// `key=value` words of an option group.
@@ -172,6 +179,7 @@ impl MatchConfig {
             resign: None,
             draw: None,
             event: "Amalgam match".into(),
+            shard: None,
         };
         let mut openings_file = None;
         let mut plies = None;
@@ -198,6 +206,9 @@ impl MatchConfig {
                 "--event" => cfg.event = vals.join(" "),
                 "--ini" => {}
                 "--probe" if vals.is_empty() => cfg.probe = true,
+                "--shard" => {
+                    cfg.shard = Some(Shard::parse(one()?).map_err(|e| format!("--shard: {e}"))?)
+                }
                 "--pair-promotion" => {
                     cfg.pair_promotion = match one()? {
                         "on" => true,
@@ -263,6 +274,18 @@ impl MatchConfig {
         }
         if cfg.sprt.is_some() && cfg.engines.len() != 2 {
             return Err("--sprt needs exactly two engines".into());
+        }
+        if cfg.sprt.is_some() && cfg.shard.is_some() {
+            return Err(SPRT_AND_SHARD.into());
+        }
+        // The PGN tells the engines apart by name.
+        for (i, e) in cfg.engines.iter().enumerate() {
+            if cfg.engines[..i].iter().any(|o| o.name == e.name) {
+                return Err(format!(
+                    "two engines are named '{}': give each its own name=",
+                    e.name
+                ));
+            }
         }
         let mut variant = set.compile(&cfg.variant).map_err(|e| {
             e.iter()
@@ -394,9 +417,17 @@ mod tests {
             &format!("{two} --tc 1+0 --games 18446744073709551615 --random-plies 2"),
             &format!("{two} --engine cmd=c proto=uci --tc 1+0 --games 400000"),
             &format!("{two} --tc 1+0 --bogus"),
+            &format!("{two} --tc 1+0 --shard 3/2"),
+            &format!("{two} --tc 1+0 --shard 1/2 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"),
+            "--engine cmd=a proto=uci --engine cmd=a proto=uci --tc 1+0",
             "--engine cmd=a proto=telnet --engine cmd=b proto=uci --tc 1+0",
         ] {
             assert!(MatchConfig::parse(&words(bad), &mut set).is_err(), "{bad}");
         }
+        let part = MatchConfig::parse(&words(&format!("{two} --tc 1+0 --shard 2/3")), &mut set);
+        assert_eq!(
+            part.unwrap().0.shard.map(|s| s.to_string()),
+            Some("2/3".into())
+        );
     }
 }

@@ -7,8 +7,11 @@ pub mod config;
 pub mod engine_proc;
 pub mod limits;
 pub mod pgn;
+pub mod pgn_stats;
 pub mod player;
 pub mod referee;
+pub mod results;
+pub mod shard;
 pub mod stats;
 pub mod uci_client;
 pub mod xboard_client;
@@ -17,7 +20,8 @@ use crate::tools::openings::{self, Opening};
 use config::{EngineSpec, MatchConfig, Proto};
 use player::Player;
 use referee::{GameReport, GameRules, play_game};
-use stats::{Score, SprtDecision};
+use results::{Results, fmt_elo, fmt_los};
+use stats::SprtDecision;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +29,6 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::rules::game::Outcome;
 use crate::rules::variant::Variant;
 
 /// Start an engine of the match in its protocol.
@@ -52,6 +55,9 @@ pub fn start_engine(spec: &EngineSpec, rules: &GameRules) -> Result<Box<dyn Play
 #[derive(Clone, Debug)]
 struct Scheduled {
     round: usize,
+    /// The game pair (from 0): the games of every pairing of engines from
+    /// one opening, with both colours.
+    pair: usize,
     white: usize,
     black: usize,
     opening: usize,
@@ -77,7 +83,8 @@ pub struct MatchOutcome {
 }
 
 /// The match schedule: every pairing plays `games` games, each opening once
-/// with each colour (the colours alternate).
+/// with each colour (the colours alternate). Game pair p holds games 2p and
+/// 2p + 1 of every pairing; it opens from opening p (mod the openings).
 fn schedule(engines: usize, games: usize, openings: usize) -> Vec<Scheduled> {
     let mut pairs = Vec::new();
     for a in 0..engines {
@@ -91,6 +98,7 @@ fn schedule(engines: usize, games: usize, openings: usize) -> Vec<Scheduled> {
             let (white, black) = if g % 2 == 0 { (a, b) } else { (b, a) };
             out.push(Scheduled {
                 round: out.len() + 1,
+                pair: g / 2,
                 white,
                 black,
                 opening: (g / 2) % openings.max(1),
@@ -117,6 +125,12 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
         }
         config::OpeningSource::Start => vec![Opening::start(&variant)],
     };
+    let mut games = schedule(cfg.engines.len(), cfg.games, openings.len());
+    if let Some(shard) = cfg.shard
+        && let Some(nothing) = keep_shard(shard, &mut games, cfg.pgn.as_deref())
+    {
+        return nothing;
+    }
     // Start every engine once, so that a refusal stops the match before it begins.
     for spec in &cfg.engines {
         match start_engine(spec, &rules) {
@@ -129,7 +143,6 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
             }
         }
     }
-    let games = schedule(cfg.engines.len(), cfg.games, openings.len());
     let total = games.len();
     let queue = Arc::new(Mutex::new(games.into_iter().collect::<VecDeque<_>>()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -178,6 +191,7 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
                     let tags = pgn::GameTags {
                         event: &cfg.event,
                         round: f.game.round,
+                        game_pair: f.game.pair + 1,
                         white: &cfg.engines[f.game.white].name,
                         black: &cfg.engines[f.game.black].name,
                         time_control: cfg.limits.pgn(),
@@ -193,7 +207,7 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
                 book.add(&f);
                 crate::outln!("{}", book.progress(played, total));
                 if let Some(sprt) = cfg.sprt
-                    && let Some(d) = sprt.decision(&book.pair(0, 1))
+                    && let Some(d) = sprt.decision(&book.results.pair(0, 1))
                 {
                     crate::outln!(
                         "SPRT: {} accepted",
@@ -216,6 +230,37 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
         games: played,
         fatal,
     }
+}
+
+/// Keep the games of `shard` and say which they are. A part without games
+/// ends the match here, leaving an empty PGN file (every part leaves one).
+fn keep_shard(
+    shard: shard::Shard,
+    games: &mut Vec<Scheduled>,
+    pgn: Option<&str>,
+) -> Option<MatchOutcome> {
+    let whole = games.len();
+    let pairs = games.last().map_or(0, |g| g.pair + 1);
+    games.retain(|g| shard.holds(g.pair));
+    if !games.is_empty() {
+        crate::outln!(
+            "Shard {shard}: {} of the match's {whole} games ({} of its {pairs} game pairs)",
+            games.len(),
+            shard.pairs_of(pairs)
+        );
+        return None;
+    }
+    crate::outln!(
+        "Shard {shard} plays nothing: the match has {pairs} game pair{}, fewer than {} parts",
+        if pairs == 1 { "" } else { "s" },
+        shard.count()
+    );
+    let fatal = pgn.and_then(|path| {
+        std::fs::File::create(path)
+            .err()
+            .map(|e| format!("{path}: {e}"))
+    });
+    Some(MatchOutcome { games: 0, fatal })
 }
 
 /// A worker: takes games from the queue until it is empty or the match
@@ -284,9 +329,7 @@ fn worker(
 
 /// Results and timing figures of a match.
 struct Tally {
-    names: Vec<String>,
-    /// `scores[a][b]`: results of engine a against engine b.
-    scores: Vec<Vec<Score>>,
+    results: Results,
     terminations: std::collections::BTreeMap<String, usize>,
     sprt: Option<stats::Sprt>,
     min_clock_left_ms: Option<i64>,
@@ -295,26 +338,10 @@ struct Tally {
     restarts: usize,
 }
 
-fn fmt_elo(s: &Score) -> String {
-    // No "-0.0" for an even score.
-    let tidy = |e: f64| if e.abs() < 0.05 { 0.0 } else { e };
-    match (s.elo().map(tidy), s.elo_margin()) {
-        (Some(e), Some(m)) => format!("{e:+.1} +/- {m:.1}"),
-        (Some(e), None) => format!("{e:+.1} +/- inf"),
-        (None, _) => match s.ratio() {
-            Some(r) if r >= 1.0 => "+inf".to_string(),
-            Some(_) => "-inf".to_string(),
-            None => "-".to_string(),
-        },
-    }
-}
-
 impl Tally {
     fn new(cfg: &MatchConfig) -> Tally {
-        let n = cfg.engines.len();
         Tally {
-            names: cfg.engines.iter().map(|e| e.name.clone()).collect(),
-            scores: vec![vec![Score::default(); n]; n],
+            results: Results::new(cfg.engines.iter().map(|e| e.name.clone()).collect()),
             terminations: Default::default(),
             sprt: cfg.sprt,
             min_clock_left_ms: None,
@@ -325,15 +352,8 @@ impl Tally {
     }
 
     fn add(&mut self, f: &Finished) {
-        let (w, b) = (f.game.white, f.game.black);
-        let mut sw = Score::default();
-        match f.report.result {
-            Outcome::WhiteWins => sw.wins = 1,
-            Outcome::BlackWins => sw.losses = 1,
-            Outcome::Draw => sw.draws = 1,
-        }
-        self.scores[w][b].add(sw);
-        self.scores[b][w].add(sw.flipped());
+        let g = &f.game;
+        self.results.add(g.pair, g.white, g.black, f.report.result);
         *self
             .terminations
             .entry(f.report.termination.clone())
@@ -348,35 +368,22 @@ impl Tally {
         self.restarts += f.restarted.len();
     }
 
-    fn pair(&self, a: usize, b: usize) -> Score {
-        self.scores[a][b]
-    }
-
-    /// Results of engine `a` against all others.
-    fn total(&self, a: usize) -> Score {
-        let mut s = Score::default();
-        for x in &self.scores[a] {
-            s.add(*x);
-        }
-        s
-    }
-
     fn progress(&self, played: usize, total: usize) -> String {
-        let s = self.total(0);
+        let s = self.results.total(0);
         let mut line = format!(
             "Games {played}/{total}: {} {}-{}-{} (W-L-D) Elo {} LOS {}",
-            self.names[0],
+            self.results.names()[0],
             s.wins,
             s.losses,
             s.draws,
             fmt_elo(&s),
-            s.los().map_or("-".into(), |l| format!("{:.1}%", l * 100.0)),
+            fmt_los(&s),
         );
         if let Some(sprt) = self.sprt {
             let (lo, hi) = sprt.bounds();
             line.push_str(&format!(
                 " LLR {:.2} [{lo:.2}, {hi:.2}]",
-                sprt.llr(&self.pair(0, 1))
+                sprt.llr(&self.results.pair(0, 1))
             ));
         }
         line
@@ -384,53 +391,8 @@ impl Tally {
 
     fn print_summary(&self) {
         crate::outln!();
-        crate::outln!(
-            "{:<4} {:<20} {:>6} {:>5} {:>5} {:>5} {:>7}  {:<20} {:>7}",
-            "Rank",
-            "Name",
-            "Games",
-            "W",
-            "L",
-            "D",
-            "Score",
-            "Elo (95%)",
-            "LOS"
-        );
-        let mut order: Vec<usize> = (0..self.names.len()).collect();
-        order.sort_by(|&a, &b| {
-            let r = |i: usize| self.total(i).ratio().unwrap_or(0.0);
-            r(b).total_cmp(&r(a))
-        });
-        for (rank, &i) in order.iter().enumerate() {
-            let s = self.total(i);
-            crate::outln!(
-                "{:<4} {:<20} {:>6} {:>5} {:>5} {:>5} {:>6.1}%  {:<20} {:>7}",
-                rank + 1,
-                self.names[i],
-                s.games(),
-                s.wins,
-                s.losses,
-                s.draws,
-                s.ratio().unwrap_or(0.0) * 100.0,
-                fmt_elo(&s),
-                s.los().map_or("-".into(), |l| format!("{:.1}%", l * 100.0)),
-            );
-        }
-        if self.names.len() > 2 {
-            for a in 0..self.names.len() {
-                for b in a + 1..self.names.len() {
-                    let s = self.pair(a, b);
-                    crate::outln!(
-                        "  {} vs {}: {}-{}-{} Elo {}",
-                        self.names[a],
-                        self.names[b],
-                        s.wins,
-                        s.losses,
-                        s.draws,
-                        fmt_elo(&s)
-                    );
-                }
-            }
+        for line in self.results.summary(self.sprt) {
+            crate::outln!("{line}");
         }
         let ends: Vec<String> = self
             .terminations
@@ -465,7 +427,8 @@ mod tests {
     fn every_opening_with_both_colours() {
         let s = schedule(2, 6, 3);
         assert_eq!(s.len(), 6);
-        for pair in s.chunks(2) {
+        for (p, pair) in s.chunks(2).enumerate() {
+            assert_eq!((pair[0].pair, pair[1].pair), (p, p));
             assert_eq!(pair[0].opening, pair[1].opening);
             assert_eq!(
                 (pair[0].white, pair[0].black),

@@ -16,10 +16,17 @@ use std::sync::Arc;
 /// rules were played).
 pub const PAIR_PROMOTION_TAG: &str = "PairPromotion";
 
+/// Tag naming a game's game pair (from 1): the games of every pairing of
+/// engines from one opening, with both colours. Older PGN lacks it; their
+/// `Round` gives the pair (see [`super::pgn_stats`]).
+pub const GAME_PAIR_TAG: &str = "GamePair";
+
 /// Tags of a game besides those the report gives.
 pub struct GameTags<'a> {
     pub event: &'a str,
     pub round: usize,
+    /// The game pair, from 1.
+    pub game_pair: usize,
     pub white: &'a str,
     pub black: &'a str,
     pub time_control: String,
@@ -58,6 +65,7 @@ pub fn write_game(variant: &Arc<Variant>, tags: &GameTags, report: &GameReport) 
         ("Black", tags.black.to_string()),
         ("Result", report.result.pgn().to_string()),
         ("Variant", variant.name.clone()),
+        (GAME_PAIR_TAG, tags.game_pair.to_string()),
     ];
     if tags.pair_promotion_off {
         pairs.push((PAIR_PROMOTION_TAG, "off".to_string()));
@@ -107,6 +115,8 @@ pub struct PgnGame {
     pub moves: Vec<String>,
     /// The result token at the end of the move text.
     pub result: Option<String>,
+    /// The line of the file where the game starts (from 1).
+    pub line: usize,
 }
 
 impl PgnGame {
@@ -123,12 +133,15 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
     let mut games = Vec::new();
     let mut game = PgnGame::default();
     let mut in_moves = false;
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.starts_with('[') {
             if in_moves {
                 games.push(std::mem::take(&mut game));
                 in_moves = false;
+            }
+            if game.line == 0 {
+                game.line = n + 1;
             }
             if let Some((k, v)) = parse_tag(t) {
                 game.tags.push((k, v));
@@ -137,6 +150,9 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
         }
         if t.starts_with('%') {
             continue;
+        }
+        if !t.is_empty() && game.line == 0 {
+            game.line = n + 1;
         }
         in_moves |= !t.is_empty();
         game.moves.push(format!("{t}\n"));
@@ -337,6 +353,7 @@ mod tests {
             [Event \"y\"]\n[Result \"*\"]\n\n1. e4 ; a comment\n*\n";
         let g = read_games(text);
         assert_eq!(g.len(), 2);
+        assert_eq!((g[0].line, g[1].line), (1, 7));
         assert_eq!(g[0].moves, vec!["f3", "e5", "g4", "Qh4#"]);
         assert_eq!(g[0].result.as_deref(), Some("0-1"));
         assert_eq!(g[1].moves, vec!["e4"]);

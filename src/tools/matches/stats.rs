@@ -11,6 +11,8 @@
 //!   approximation on logistic Elo, `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`,
 //!   where `s0`, `s1` are the expected scores at `elo0`, `elo1`; it stops at
 //!   `ln(beta / (1 - alpha))` (H0 accepted) or `ln((1 - beta) / alpha)` (H1).
+//! - Pentanomial counts: game pairs (one opening played with both colours)
+//!   by the points one side took from the pair, 0, 1/2, 1, 3/2 or 2.
 
 /// Results of one side: wins, losses, draws.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -121,6 +123,32 @@ impl Score {
         (decisive > 0.0).then(|| {
             0.5 * (1.0 + erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt()))
         })
+    }
+}
+
+/// Game pairs counted by one side's points over both games: `counts[i]`
+/// pairs of `i / 2` points (0, 1/2, 1, 3/2, 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    pub counts: [u32; 5],
+}
+
+impl Pentanomial {
+    /// Count a pair from the side's half points in each of its two games
+    /// (0 for a loss, 1 for a draw, 2 for a win).
+    pub fn add_pair(&mut self, first: u32, second: u32) {
+        self.counts[(first.min(2) + second.min(2)) as usize] += 1;
+    }
+
+    pub fn pairs(&self) -> u32 {
+        self.counts.iter().sum()
+    }
+
+    /// The same pairs seen from the other side.
+    pub fn flipped(&self) -> Pentanomial {
+        let mut counts = self.counts;
+        counts.reverse();
+        Pentanomial { counts }
     }
 }
 
