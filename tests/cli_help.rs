@@ -67,10 +67,12 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--ini",
             "--event",
             "--probe",
+            "--shard",
         ],
     ),
     (&["pgn"], &[]),
     (&["pgn", "check"], &[]),
+    (&["pgn", "stats"], &["--sprt"]),
     (
         &["datagen"],
         &[
@@ -154,8 +156,8 @@ fn the_table_lists_every_command_and_option() {
         }
         seen += 1;
     }
-    // `pgn check` is the one command under another.
-    assert_eq!(seen + 1, COMMANDS.len());
+    // `pgn check` and `pgn stats` are the commands under another.
+    assert_eq!(seen + 2, COMMANDS.len());
 }
 
 #[test]
@@ -226,6 +228,8 @@ fn bad_arguments_end_with_status_2_and_one_form() {
             "proto=uci",
         ],
         &["match", "--engine", "cmd=a", "proto=uci", "--tc", "fast"],
+        &["pgn", "stats"],
+        &["pgn", "stats", "x.pgn", "--sprt", "elo0=5", "elo1=0"],
         &["--uci", "variants"],
     ];
     for args in cases {

@@ -1,13 +1,17 @@
 //! `amalgam match` against scripted fake engines (tests/fake_engines) and
-//! the engine itself, and the match statistics against a reference
+//! the engine itself, a match cut into parts with `--shard` and merged by
+//! `amalgam pgn stats`, and the match statistics against a reference
 //! computation.
 
 mod common;
 
+use amalgam::tools::matches::pgn::read_games;
 use amalgam::tools::matches::stats::{Score, Sprt, erf};
 use common::run_amalgam;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 fn amalgam() -> &'static str {
     env!("CARGO_BIN_EXE_amalgam")
@@ -402,4 +406,319 @@ fn statistics_equal_a_reference_computation() {
         .elo(),
         None
     );
+}
+
+/// Orthodox chess with other piece values and the default evaluation
+/// weights: loaded through `VariantPath`, it makes a second engine that
+/// plays otherwise than the first, so that game pairs split.
+const PLAIN_CHESS: &str = "[chess]
+xboardName = normal
+startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
+matingSoloTypes = prq
+colorBoundTypes = b
+deadPosition = material
+deadMaterial = k:k kn:k kb:k
+deadColorBound = true
+pieceValues = p:100 n:300 b:300 r:500 q:900
+";
+
+/// The test of the SPRT lines the runner and `pgn stats` print.
+const SPRT: &str = "elo0=0 elo1=5 alpha=0.05 beta=0.05";
+
+/// The match that is played whole and in parts: 7 games, so the last game
+/// pair has one game; depth-limited searches from a fresh table each game,
+/// so that the parts play the very games of the whole.
+fn shard_match() -> Vec<String> {
+    static INI: OnceLock<PathBuf> = OnceLock::new();
+    let ini = INI.get_or_init(|| {
+        let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shard-plain-chess.ini");
+        std::fs::write(&p, PLAIN_CHESS).expect("write the ini");
+        p
+    });
+    let mut args = own_uci("Tuned");
+    args.extend(own_uci("Plain"));
+    args.push(format!("option.VariantPath={}", ini.display()));
+    args.extend(words(
+        "--variant chess --games 7 --depth 1 --random-plies 6 --seed 5 \
+         --draw movenumber=30 movecount=4 score=50 --resign movecount=2 score=400",
+    ));
+    args
+}
+
+/// The whole match, played once for the tests that compare with it.
+fn whole_match() -> &'static Run {
+    static WHOLE: OnceLock<Run> = OnceLock::new();
+    WHOLE.get_or_init(|| {
+        let mut args = shard_match();
+        args.push("--sprt".into());
+        args.extend(words(SPRT));
+        let r = run_match("shard-whole", args);
+        assert!(r.ok, "{}{}", r.stdout, r.stderr);
+        r
+    })
+}
+
+/// A game of the runner's PGN by the tags that say which game it is and
+/// how it went.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Record {
+    round: usize,
+    pair: usize,
+    white: String,
+    black: String,
+    fen: String,
+    result: String,
+    termination: String,
+    plies: String,
+}
+
+fn records(pgn: &str) -> Vec<Record> {
+    let mut out: Vec<Record> = read_games(pgn)
+        .iter()
+        .map(|g| {
+            let tag = |k: &str| g.tag(k).unwrap_or_else(|| panic!("no {k} tag")).to_string();
+            Record {
+                round: tag("Round").parse().expect("a round"),
+                pair: tag("GamePair").parse().expect("a game pair"),
+                white: tag("White"),
+                black: tag("Black"),
+                fen: tag("FEN"),
+                result: tag("Result"),
+                termination: tag("Termination"),
+                plies: tag("PlyCount"),
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The results' lines of a summary: from the table's head to the SPRT
+/// line, as the runner and `pgn stats` both print them.
+fn summary(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Rank "))
+        .take_while(|l| !l.starts_with("Endings:") && !l.starts_with("Unfinished:"))
+        .map(String::from)
+        .collect()
+}
+
+fn pgn_stats(files: &[&Path], sprt: &str) -> Output {
+    let mut cmd = Command::new(amalgam());
+    cmd.args(["pgn", "stats"]).args(files);
+    if !sprt.is_empty() {
+        cmd.arg("--sprt").args(sprt.split_whitespace());
+    }
+    cmd.output().expect("run amalgam pgn stats")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The parts' PGN merged by `pgn stats` give the whole match's summary.
+fn assert_merges_to_the_whole(parts: &[&Path]) {
+    let whole = whole_match();
+    let merged = stdout(&pgn_stats(parts, SPRT));
+    let expected = summary(&whole.stdout);
+    assert!(expected.len() == 5, "{}", whole.stdout);
+    assert_eq!(summary(&merged), expected, "{merged}");
+}
+
+#[test]
+fn the_parts_of_a_match_are_its_games_and_merge_to_its_results() {
+    let whole = whole_match();
+    let games = records(&whole.pgn);
+    assert_eq!(games.len(), 7, "{}", whole.pgn);
+    let parts: Vec<Run> = (1..=2)
+        .map(|k| {
+            let mut args = shard_match();
+            args.extend(words(&format!("--shard {k}/2")));
+            let r = run_match(&format!("shard-{k}"), args);
+            assert!(r.ok, "{}{}", r.stdout, r.stderr);
+            r
+        })
+        .collect();
+    assert!(
+        parts[0]
+            .stdout
+            .contains("Shard 1/2: 4 of the match's 7 games (2 of its 4 game pairs)"),
+        "{}",
+        parts[0].stdout
+    );
+    // Every game pair in one part, the parts disjoint, together the whole,
+    // game for game (opening, colours, round, and how it went).
+    let in_part: Vec<BTreeSet<usize>> = parts
+        .iter()
+        .map(|p| records(&p.pgn).iter().map(|r| r.pair).collect())
+        .collect();
+    assert!(in_part[0].is_disjoint(&in_part[1]), "{in_part:?}");
+    let mut together: Vec<Record> = parts.iter().flat_map(|p| records(&p.pgn)).collect();
+    together.sort();
+    assert_eq!(together, games);
+    // Both colours of each of the first three openings, one game of the last.
+    let mut by_pair: BTreeMap<usize, Vec<&Record>> = BTreeMap::new();
+    for g in &games {
+        by_pair.entry(g.pair).or_default().push(g);
+    }
+    assert_eq!(by_pair.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    for (pair, g) in &by_pair {
+        if *pair < 4 {
+            assert_eq!(g.len(), 2);
+            assert_eq!((&g[0].white, &g[0].fen), (&g[1].black, &g[1].fen));
+        }
+    }
+    // The merged summary is the whole's, line for line.
+    let paths: Vec<&Path> = parts.iter().map(|p| p.pgn_path.as_path()).collect();
+    assert_merges_to_the_whole(&paths);
+    // ... and its counts are those of the games' tags.
+    let points = |g: &Record| match (g.result.as_str(), g.white == "Tuned") {
+        ("1/2-1/2", _) => 1,
+        ("1-0", true) | ("0-1", false) => 2,
+        _ => 0,
+    };
+    let count = |p: u32| games.iter().filter(|g| points(g) == p).count();
+    let merged = stdout(&pgn_stats(&paths, ""));
+    let row = format!("{:>6} {:>5} {:>5} {:>5}", 7, count(2), count(0), count(1));
+    assert!(
+        merged
+            .lines()
+            .any(|l| l.contains(" Tuned ") && l.contains(&row)),
+        "{row}\n{merged}"
+    );
+    let mut penta = [0; 5];
+    for g in by_pair.values().filter(|g| g.len() == 2) {
+        penta[g.iter().map(|g| points(g)).sum::<u32>() as usize] += 1;
+    }
+    let penta: Vec<String> = penta.iter().map(u32::to_string).collect();
+    assert!(
+        merged.contains(&format!(
+            "by Tuned's points 0, 1/2, 1, 3/2, 2: {} (3 pairs; 1 game without",
+            penta.join(" ")
+        )),
+        "{penta:?}\n{merged}"
+    );
+    // A part given twice is refused, naming the file and line.
+    let twice = pgn_stats(&[paths[0], paths[1], paths[0]], "");
+    let err = String::from_utf8_lossy(&twice.stderr);
+    assert_eq!(twice.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}:", paths[0].display())) && err.contains("given twice"),
+        "{err}"
+    );
+}
+
+/// An unfinished game is named and left out of the counts; a missing file
+/// is an error that names it.
+#[test]
+fn pgn_stats_names_unfinished_games_and_missing_files() {
+    let whole = whole_match();
+    let first = records(&whole.pgn)[0].result.clone();
+    let pgn = whole
+        .pgn
+        .replacen(&format!("[Result \"{first}\"]"), "[Result \"*\"]", 1);
+    // The first game's move text ends with its result too.
+    let end = pgn.find("\n\n[").expect("two games");
+    let (head, tail) = pgn.split_at(end);
+    let cut = head.rfind(first.as_str()).expect("the result");
+    let pgn = format!("{}*{}", &head[..cut], tail);
+    let path = whole.pgn_path.with_extension("unfinished.pgn");
+    std::fs::write(&path, pgn).unwrap();
+    let text = stdout(&pgn_stats(&[&path], ""));
+    assert!(
+        text.contains("7 games of Tuned, Plain, 1 unfinished"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Unfinished: Round 1 Tuned - Plain ({}:1), not counted",
+            path.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("2 games without the other colour"), "{text}");
+    let missing = whole.pgn_path.with_extension("missing.pgn");
+    let o = pgn_stats(&[&whole.pgn_path, &missing], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains(&missing.display().to_string()), "{err}");
+}
+
+#[test]
+fn the_parts_run_under_gnu_parallel() {
+    if Command::new("parallel").arg("--version").output().is_err() {
+        eprintln!("note: GNU parallel is not on PATH; the test is skipped");
+        return;
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shard-parallel");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // `-q` passes each word as it is, `{}` the part, `{#}` the job number.
+    let out = Command::new("parallel")
+        .args(["--will-cite", "-q", amalgam(), "match"])
+        .args(shard_match())
+        .args(["--shard", "{}", "--pgn"])
+        .arg(dir.join("part-{#}.pgn"))
+        .args([":::", "1/2", "2/2"])
+        .output()
+        .expect("run parallel");
+    stdout(&out);
+    let parts = [dir.join("part-1.pgn"), dir.join("part-2.pgn")];
+    assert_merges_to_the_whole(&[&parts[0], &parts[1]]);
+}
+
+#[test]
+fn bad_shards_are_usage_errors_and_an_empty_part_plays_nothing() {
+    let two = words("--engine cmd=no-such-engine proto=uci --engine cmd=nor-this proto=uci");
+    let run = |extra: &str| {
+        let mut args = two.clone();
+        args.extend(words(extra));
+        run_match(&format!("shard-bad-{}", extra.len()), args)
+    };
+    for bad in [
+        "0/2",
+        "3/2",
+        "1/0",
+        "a/b",
+        "2",
+        "-1/2",
+        "1/-2",
+        "99999999999999999999999/2",
+    ] {
+        let r = run(&format!("--depth 1 --shard {bad}"));
+        assert!(!r.ok && r.stdout.is_empty(), "{bad}: {}", r.stdout);
+        assert!(
+            r.stderr.starts_with(&format!(
+                "error: invalid value '{bad}' for '--shard <K/N>': "
+            )) && r
+                .stderr
+                .ends_with("\n\nFor more information, try '--help'.\n"),
+            "{bad}: {}",
+            r.stderr
+        );
+        assert!(!r.pgn_path.exists(), "{bad}");
+    }
+    let r = run(&format!("--depth 1 --shard 1/2 --sprt {SPRT}"));
+    assert!(!r.ok && r.stderr.contains("--sprt stops a whole match early"));
+    // Three parts of two game pairs: the third plays nothing (its engines
+    // are not even started) and leaves an empty PGN.
+    let r = run("--depth 1 --games 3 --shard 3/3");
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("Shard 3/3 plays nothing: the match has 2 game pairs, fewer than 3 parts"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.pgn_path.exists() && r.pgn.is_empty());
+    let o = pgn_stats(&[&r.pgn_path], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no games"));
 }
