@@ -35,7 +35,8 @@ pub struct StatsError {
 
 impl fmt::Display for StatsError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {}", self.place, self.message)
+        self.place.fmt(f)?;
+        write!(f, ": {}", self.message)
     }
 }
 
