@@ -10,6 +10,7 @@
 //! trace of a position ([`trace`]) and the evaluation in play are the same
 //! function.
 
+pub mod nnue;
 pub mod params;
 mod pawns;
 mod tables;

@@ -1,0 +1,560 @@
+//! The net file: a quantised network, its fields in a fixed little-endian
+//! layout closed by a checksum, written by the trainer and read (with every
+//! length checked before anything is allocated) by the engine.
+
+use super::features::{Layout, fnv1a};
+use std::fmt;
+
+/// The file's first four bytes.
+pub const MAGIC: [u8; 4] = *b"AMNN";
+/// The only format version this build reads and writes.
+pub const VERSION: u32 = 1;
+/// Largest hidden layer a file may declare.
+pub const MAX_HIDDEN: u32 = 4096;
+/// Largest quantisation factors and output scale a file may declare: the
+/// accumulators are i16, so a larger `qa` could never be reached, and
+/// bounds on all three keep the output's arithmetic far from overflow.
+pub const MAX_QUANT: i32 = 32767;
+pub const MAX_SCALE: i32 = 100_000;
+/// Bytes before the provenance text: magic, version, layout hash, inputs,
+/// hidden, activation, qa, qb, scale, provenance length.
+const HEADER: usize = 4 + 4 + 8 + 4 + 4 + 1 + 4 + 4 + 4 + 4;
+
+/// The activation applied to each accumulator value, clamped to `0..=qa`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    ClippedRelu,
+    SquaredClippedRelu,
+}
+
+impl Activation {
+    fn code(self) -> u8 {
+        match self {
+            Activation::ClippedRelu => 0,
+            Activation::SquaredClippedRelu => 1,
+        }
+    }
+    fn from_code(code: u8) -> Option<Activation> {
+        match code {
+            0 => Some(Activation::ClippedRelu),
+            1 => Some(Activation::SquaredClippedRelu),
+            _ => None,
+        }
+    }
+}
+
+/// A quantised network (inputs -> hidden) x 2 perspectives -> 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    pub layout_hash: u64,
+    pub inputs: u32,
+    pub hidden: u32,
+    pub activation: Activation,
+    /// Accumulator quantisation (e.g. 255).
+    pub qa: i32,
+    /// Output weight quantisation (e.g. 64).
+    pub qb: i32,
+    /// Output centipawn scale (e.g. 400).
+    pub scale: i32,
+    /// UTF-8 text: commands, seeds, data, losses.
+    pub provenance: String,
+    /// inputs * hidden, feature-major.
+    pub feature_weights: Vec<i16>,
+    /// hidden.
+    pub feature_bias: Vec<i16>,
+    /// 2 * hidden: side to move's half first.
+    pub output_weights: Vec<i16>,
+    pub output_bias: i32,
+}
+
+/// Why a net file was refused; Display is a clear sentence; callers add
+/// the file name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetError {
+    /// The file ends before `needed` bytes (it has `len`).
+    Truncated {
+        needed: u64,
+        len: u64,
+    },
+    BadMagic,
+    UnsupportedVersion(u32),
+    /// The net was made for another board or other men.
+    LayoutMismatch {
+        expected: u64,
+        found: u64,
+    },
+    /// Inputs or hidden size zero, too large, or inputs not the layout's.
+    BadSizes {
+        inputs: u32,
+        hidden: u32,
+    },
+    UnknownActivation(u8),
+    /// qa, qb or scale not positive or beyond the bounds.
+    BadQuantisation {
+        qa: i32,
+        qb: i32,
+        scale: i32,
+    },
+    ProvenanceNotUtf8,
+    /// Bytes after the checksum.
+    TrailingBytes {
+        expected: u64,
+        len: u64,
+    },
+    BadChecksum {
+        stored: u64,
+        computed: u64,
+    },
+}
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NetError::Truncated { needed, len } => write!(
+                f,
+                "the net file is truncated: it has {len} bytes where its header needs {needed}"
+            ),
+            NetError::BadMagic => write!(f, "not a net file (it does not start with AMNN)"),
+            NetError::UnsupportedVersion(v) => write!(
+                f,
+                "net file format version {v} is not supported (this build reads version {VERSION})"
+            ),
+            NetError::LayoutMismatch { expected, found } => write!(
+                f,
+                "the net was made for other men or another board \
+                 (layout hash {found:016x}, the variant's is {expected:016x})"
+            ),
+            NetError::BadSizes { inputs, hidden } => write!(
+                f,
+                "the net's sizes are impossible: {inputs} inputs, {hidden} hidden \
+                 (hidden must be 1..={MAX_HIDDEN}, inputs the variant's)"
+            ),
+            NetError::UnknownActivation(c) => write!(f, "unknown activation code {c}"),
+            NetError::BadQuantisation { qa, qb, scale } => write!(
+                f,
+                "the net's quantisation is out of range: qa {qa}, qb {qb}, scale {scale} \
+                 (qa and qb must be 1..={MAX_QUANT}, scale 1..={MAX_SCALE})"
+            ),
+            NetError::ProvenanceNotUtf8 => write!(f, "the net's provenance text is not UTF-8"),
+            NetError::TrailingBytes { expected, len } => write!(
+                f,
+                "the net file has {len} bytes where its header says {expected}"
+            ),
+            NetError::BadChecksum { stored, computed } => write!(
+                f,
+                "the net file is corrupt: checksum {stored:016x}, contents give {computed:016x}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// Reads the file's fields in order, each read checked against its length.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], NetError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(NetError::Truncated {
+                needed: self.at as u64 + n as u64,
+                len: self.bytes.len() as u64,
+            });
+        };
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], NetError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u32(&mut self) -> Result<u32, NetError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn i32(&mut self) -> Result<i32, NetError> {
+        Ok(i32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> Result<u64, NetError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    /// `n` i16 values; the caller has checked that the file holds them.
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, NetError> {
+        let bytes = self.take(n.saturating_mul(2))?;
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
+}
+
+impl Network {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        let mut r = Reader { bytes, at: 0 };
+        let magic = r.take(4).map_err(|e| match e {
+            // A short prefix that already differs is not a net file at all.
+            _ if !MAGIC.starts_with(bytes) => NetError::BadMagic,
+            e => e,
+        })?;
+        if magic != MAGIC {
+            return Err(NetError::BadMagic);
+        }
+        let version = r.u32()?;
+        if version != VERSION {
+            return Err(NetError::UnsupportedVersion(version));
+        }
+        let layout_hash = r.u64()?;
+        let inputs = r.u32()?;
+        let hidden = r.u32()?;
+        if inputs == 0 || hidden == 0 || hidden > MAX_HIDDEN {
+            return Err(NetError::BadSizes { inputs, hidden });
+        }
+        let [code] = r.array()?;
+        let activation = Activation::from_code(code).ok_or(NetError::UnknownActivation(code))?;
+        let (qa, qb, scale) = (r.i32()?, r.i32()?, r.i32()?);
+        if !(1..=MAX_QUANT).contains(&qa)
+            || !(1..=MAX_QUANT).contains(&qb)
+            || !(1..=MAX_SCALE).contains(&scale)
+        {
+            return Err(NetError::BadQuantisation { qa, qb, scale });
+        }
+        let provenance_len = r.u32()?;
+        // The whole file's length, from the header, in u64 (no overflow):
+        // checked before any allocation, so a bad header cannot ask for
+        // more memory than the file itself holds.
+        let (n_in, n_hid) = (inputs as u64, hidden as u64);
+        let expected =
+            HEADER as u64 + provenance_len as u64 + 2 * (n_in * n_hid + n_hid + 2 * n_hid) + 4 + 8;
+        let len = bytes.len() as u64;
+        if len < expected {
+            return Err(NetError::Truncated {
+                needed: expected,
+                len,
+            });
+        }
+        if len > expected {
+            return Err(NetError::TrailingBytes { expected, len });
+        }
+        let body = expected as usize - 8;
+        let computed = fnv1a(&bytes[..body]);
+        let stored =
+            u64::from_le_bytes(bytes[body..].try_into().map_err(|_| NetError::Truncated {
+                needed: expected,
+                len,
+            })?);
+        if stored != computed {
+            return Err(NetError::BadChecksum { stored, computed });
+        }
+        let provenance = String::from_utf8(r.take(provenance_len as usize)?.to_vec())
+            .map_err(|_| NetError::ProvenanceNotUtf8)?;
+        let (ni, nh) = (inputs as usize, hidden as usize);
+        let feature_weights = r.i16s(ni * nh)?;
+        let feature_bias = r.i16s(nh)?;
+        let output_weights = r.i16s(2 * nh)?;
+        let output_bias = r.i32()?;
+        Ok(Network {
+            layout_hash,
+            inputs,
+            hidden,
+            activation,
+            qa,
+            qb,
+            scale,
+            provenance,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        })
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(
+            HEADER
+                + self.provenance.len()
+                + 2 * (self.feature_weights.len()
+                    + self.feature_bias.len()
+                    + self.output_weights.len())
+                + 12,
+        );
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.layout_hash.to_le_bytes());
+        out.extend_from_slice(&self.inputs.to_le_bytes());
+        out.extend_from_slice(&self.hidden.to_le_bytes());
+        out.push(self.activation.code());
+        for x in [self.qa, self.qb, self.scale] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.provenance.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.provenance.as_bytes());
+        for w in self
+            .feature_weights
+            .iter()
+            .chain(&self.feature_bias)
+            .chain(&self.output_weights)
+        {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Whether the net was made for `layout`: its hash and input count.
+    pub fn check_layout(&self, layout: &Layout) -> Result<(), NetError> {
+        if self.layout_hash != layout.hash() {
+            return Err(NetError::LayoutMismatch {
+                expected: layout.hash(),
+                found: self.layout_hash,
+            });
+        }
+        if self.inputs as usize != layout.inputs() {
+            return Err(NetError::BadSizes {
+                inputs: self.inputs,
+                hidden: self.hidden,
+            });
+        }
+        Ok(())
+    }
+
+    /// A network of small random weights for `layout`, for tests and tools:
+    /// the same seed gives the same net. Its accumulators stay far inside
+    /// i16 for any position of up to 512 men.
+    pub fn random(layout: &Layout, hidden: u32, seed: u64) -> Network {
+        let mut rng = crate::util::rng::Rng::new(seed);
+        let mut small = |bound: u64| (rng.next_u64() % (2 * bound + 1)) as i16 - bound as i16;
+        let inputs = layout.inputs();
+        let h = hidden as usize;
+        Network {
+            layout_hash: layout.hash(),
+            inputs: inputs as u32,
+            hidden,
+            activation: Activation::ClippedRelu,
+            qa: 255,
+            qb: 64,
+            scale: 400,
+            provenance: format!("random net, seed {seed}"),
+            feature_weights: (0..inputs * h).map(|_| small(40)).collect(),
+            feature_bias: (0..h).map(|_| small(200)).collect(),
+            output_weights: (0..2 * h).map(|_| small(64)).collect(),
+            output_bias: i32::from(small(1000)) * 64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::variant_set::VariantSet;
+
+    fn layout() -> Layout {
+        let set = VariantSet::builtin();
+        Layout::new(&set.compile("chess").expect("chess"))
+    }
+
+    fn net() -> Network {
+        let mut n = Network::random(&layout(), 8, 3);
+        n.provenance = "trained on nothing, é".to_string();
+        n
+    }
+
+    /// Writes `bytes` back with a fresh checksum, after `edit` changed them.
+    fn resealed(mut bytes: Vec<u8>, edit: impl Fn(&mut Vec<u8>)) -> Vec<u8> {
+        bytes.truncate(bytes.len() - 8);
+        edit(&mut bytes);
+        let sum = fnv1a(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn round_trip() {
+        for act in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
+            let mut n = net();
+            n.activation = act;
+            n.output_bias = -123_456;
+            let bytes = n.to_bytes();
+            assert_eq!(Network::from_bytes(&bytes), Ok(n.clone()));
+            assert_eq!(Network::from_bytes(&bytes).map(|m| m.to_bytes()), Ok(bytes));
+        }
+    }
+
+    #[test]
+    fn the_header_is_laid_out_as_documented() {
+        let n = net();
+        let b = n.to_bytes();
+        assert_eq!(&b[0..4], b"AMNN");
+        assert_eq!(b[4..8], 1u32.to_le_bytes());
+        assert_eq!(b[8..16], n.layout_hash.to_le_bytes());
+        assert_eq!(b[16..20], n.inputs.to_le_bytes());
+        assert_eq!(b[20..24], 8u32.to_le_bytes());
+        assert_eq!(b[24], 0);
+        assert_eq!(b[25..29], 255i32.to_le_bytes());
+        assert_eq!(b[29..33], 64i32.to_le_bytes());
+        assert_eq!(b[33..37], 400i32.to_le_bytes());
+        assert_eq!(b[37..41], (n.provenance.len() as u32).to_le_bytes());
+        let end = b.len() - 8;
+        assert_eq!(b[end..], fnv1a(&b[..end]).to_le_bytes());
+        assert_eq!(b[end - 4..end], n.output_bias.to_le_bytes());
+    }
+
+    #[test]
+    fn truncated_files_are_refused_at_every_cut() {
+        let bytes = net().to_bytes();
+        let cuts = [0, 3, 4, 7, 10, 20, 24, 30, 40, 41, 50, 500, bytes.len() - 9];
+        for cut in cuts.into_iter().chain(bytes.len() - 8..bytes.len()) {
+            match Network::from_bytes(&bytes[..cut]) {
+                Err(NetError::Truncated { needed, len }) => {
+                    assert_eq!(len, cut as u64);
+                    assert!(needed > len, "cut {cut}");
+                }
+                other => panic!("cut {cut}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_magic_and_version_are_refused() {
+        let bytes = net().to_bytes();
+        let mut b = bytes.clone();
+        b[0] = b'X';
+        assert_eq!(Network::from_bytes(&b), Err(NetError::BadMagic));
+        assert_eq!(Network::from_bytes(b"PK"), Err(NetError::BadMagic));
+        assert_eq!(Network::from_bytes(b"{\"a\": 1}"), Err(NetError::BadMagic));
+        let b = resealed(bytes, |b| b[4..8].copy_from_slice(&2u32.to_le_bytes()));
+        assert_eq!(
+            Network::from_bytes(&b),
+            Err(NetError::UnsupportedVersion(2))
+        );
+    }
+
+    #[test]
+    fn bad_checksums_and_flipped_bits_are_refused() {
+        let bytes = net().to_bytes();
+        for at in [45, bytes.len() / 2, bytes.len() - 10, bytes.len() - 1] {
+            let mut b = bytes.clone();
+            b[at] ^= 0x10;
+            assert!(
+                matches!(Network::from_bytes(&b), Err(NetError::BadChecksum { .. })),
+                "byte {at}"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            Network::from_bytes(&longer),
+            Err(NetError::TrailingBytes { .. })
+        ));
+    }
+
+    /// Absurd sizes are refused from the header alone, before any allocation
+    /// (a header asking for gigabytes answers at once, as truncated).
+    #[test]
+    fn absurd_sizes_are_refused() {
+        let bytes = net().to_bytes();
+        let set = |at: usize, v: u32| {
+            resealed(bytes.clone(), move |b| {
+                b[at..at + 4].copy_from_slice(&v.to_le_bytes())
+            })
+        };
+        for (inputs, hidden) in [(0, 8), (768, 0), (768, 4097), (768, u32::MAX)] {
+            let b = resealed(bytes.clone(), |b| {
+                b[16..20].copy_from_slice(&u32::to_le_bytes(inputs));
+                b[20..24].copy_from_slice(&u32::to_le_bytes(hidden));
+            });
+            assert_eq!(
+                Network::from_bytes(&b),
+                Err(NetError::BadSizes { inputs, hidden })
+            );
+        }
+        for b in [set(16, u32::MAX), set(20, 4096), set(37, u32::MAX)] {
+            assert!(
+                matches!(Network::from_bytes(&b), Err(NetError::Truncated { .. })),
+                "{:?}",
+                Network::from_bytes(&b)
+            );
+        }
+        let b = set(16, 1);
+        assert!(matches!(
+            Network::from_bytes(&b),
+            Err(NetError::TrailingBytes { .. })
+        ));
+        for (at, v) in [
+            (25, 0),
+            (29, -1i32 as u32),
+            (33, 0),
+            (25, 40_000),
+            (33, 200_000),
+        ] {
+            assert!(matches!(
+                Network::from_bytes(&set(at, v)),
+                Err(NetError::BadQuantisation { .. })
+            ));
+        }
+        let b = resealed(bytes.clone(), |b| b[24] = 7);
+        assert_eq!(Network::from_bytes(&b), Err(NetError::UnknownActivation(7)));
+    }
+
+    #[test]
+    fn bad_provenance_and_layout_are_refused() {
+        let n = net();
+        let b = resealed(n.to_bytes(), |b| b[41] = 0xff);
+        assert_eq!(Network::from_bytes(&b), Err(NetError::ProvenanceNotUtf8));
+        assert_eq!(n.check_layout(&layout()), Ok(()));
+        let set = VariantSet::builtin();
+        let other = Layout::new(&set.compile("combination").expect("combination"));
+        assert!(matches!(
+            n.check_layout(&other),
+            Err(NetError::LayoutMismatch { .. })
+        ));
+        let mut wrong = n.clone();
+        wrong.inputs += 1;
+        assert!(matches!(
+            wrong.check_layout(&layout()),
+            Err(NetError::BadSizes { .. })
+        ));
+    }
+
+    #[test]
+    fn every_refusal_reads_as_a_sentence() {
+        let errors = [
+            NetError::Truncated { needed: 9, len: 3 },
+            NetError::BadMagic,
+            NetError::UnsupportedVersion(9),
+            NetError::LayoutMismatch {
+                expected: 1,
+                found: 2,
+            },
+            NetError::BadSizes {
+                inputs: 0,
+                hidden: 0,
+            },
+            NetError::UnknownActivation(3),
+            NetError::BadQuantisation {
+                qa: 0,
+                qb: 0,
+                scale: 0,
+            },
+            NetError::ProvenanceNotUtf8,
+            NetError::TrailingBytes {
+                expected: 1,
+                len: 2,
+            },
+            NetError::BadChecksum {
+                stored: 1,
+                computed: 2,
+            },
+        ];
+        let texts: std::collections::HashSet<String> =
+            errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(texts.len(), errors.len());
+        assert!(texts.iter().all(|t| t.len() > 20 && !t.ends_with('.')));
+    }
+}
