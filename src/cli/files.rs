@@ -1,6 +1,6 @@
 //! The commands that read or write variant files and their companions:
 //! `tune` (parameter files), `pictures` (piece images) and `check` (ini
-//! files).
+//! files, with the parameter and network files they name).
 
 use super::{CommandResult, compile, text};
 use crate::rules::variant_set::VariantSet;
@@ -249,10 +249,24 @@ impl Check {
             }
         }
         names.dedup();
+        let mut nets = Vec::new();
         for name in &names {
-            if let Err(e) = crate::engine::eval::compile(&set, name) {
-                errors.extend(e);
+            match crate::engine::eval::compile(&set, name) {
+                Ok((_, eval)) => nets.extend(eval.net.as_ref().map(|net| {
+                    let n = net.network();
+                    format!(
+                        "{name}: network {} ok: {} inputs, {} hidden, {:?}",
+                        net.name(),
+                        n.inputs,
+                        n.hidden,
+                        n.activation
+                    )
+                })),
+                Err(e) => errors.extend(e),
             }
+        }
+        for line in &nets {
+            crate::outln!("{line}");
         }
         for e in &errors {
             crate::outln!("{e}");

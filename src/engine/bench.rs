@@ -109,6 +109,7 @@ pub fn run(
         let options = SearchOptions {
             threads,
             multipv: 1,
+            ..Default::default()
         };
         let start = Instant::now();
         let r = searcher.search(&pos, &eval, &limits, &options, &[], &mut |_| {});

@@ -175,6 +175,16 @@ impl Engine {
         self.options.multipv = n.clamp(1, 256);
     }
 
+    /// Evaluate with the variant's network where it has one (on), or with
+    /// the hand-written evaluation always (off), to compare the two.
+    pub fn set_use_nnue(&mut self, on: bool) {
+        self.options.use_nnue = on;
+    }
+
+    pub fn use_nnue(&self) -> bool {
+        self.options.use_nnue
+    }
+
     /// Forget what earlier searches learnt (a new game).
     pub fn new_game(&mut self) {
         self.searcher.new_game();

@@ -231,6 +231,10 @@ impl Uci {
             e.variant().name
         ));
         say("option name VariantPath type string default <empty>");
+        say(&format!(
+            "option name UseNNUE type check default {}",
+            e.use_nnue()
+        ));
         // Offered only when a loaded variant defines a pair promotion.
         let has_pair = e.variants().names().iter().any(|n| {
             e.variants()
@@ -278,6 +282,11 @@ impl Uci {
             "pairpromotion" => match value.trim() {
                 "true" => e.set_pair_promotion(true)?,
                 "false" => e.set_pair_promotion(false)?,
+                _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
+            },
+            "usennue" => match value.trim() {
+                "true" => e.set_use_nnue(true),
+                "false" => e.set_use_nnue(false),
                 _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
             },
             "variantpath" => {

@@ -38,8 +38,18 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+/// The largest network file read (a variant's `nnue`): a net of 4096
+/// hidden units over the largest board and sixty-four kinds of men is about
+/// 126 MB.
+pub const MAX_NET_BYTES: u64 = 256 << 20;
+
 /// The whole text of `path`, if it has at most `max` bytes.
 pub fn read(path: &str, max: u64) -> Result<String, ReadError> {
+    String::from_utf8(read_bytes(path, max)?).map_err(|_| ReadError::NotText)
+}
+
+/// The whole contents of `path`, if it has at most `max` bytes.
+pub fn read_bytes(path: &str, max: u64) -> Result<Vec<u8>, ReadError> {
     let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1))
@@ -48,7 +58,7 @@ pub fn read(path: &str, max: u64) -> Result<String, ReadError> {
     if bytes.len() as u64 > max {
         return Err(ReadError::TooLarge(max));
     }
-    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! and their layout, the incremental material and piece-square table, and
 //! what the terms read per cell code.
 
+use super::nnue::{Layout as NetLayout, Net};
 use super::params::{EvalParams, Layout};
 use super::terms::MoveShape;
 use crate::rules::sums::{Score, SumTable};
@@ -55,6 +56,9 @@ pub struct EvalTables {
     pub threats_used: bool,
     pub attackers_used: bool,
     pub pairs_used: bool,
+    /// The variant's network (its ini's `nnue` key), which replaces the
+    /// hand-written evaluation in the search where present.
+    pub net: Option<Arc<super::nnue::Net>>,
 }
 
 /// Value of a pawn-type man; everything is scaled to it.
@@ -377,8 +381,26 @@ pub fn build_tables(v: &Variant) -> Result<(EvalTables, SumTable), Vec<IniError>
         threats_used,
         attackers_used,
         pairs_used,
+        net: load_net(v)?,
     };
     Ok((tables, SumTable { psq, phase }))
+}
+
+/// The variant's network, read from the file its `nnue` names and checked
+/// against its men and board; an error names the net file and the ini
+/// line that names it.
+fn load_net(v: &Variant) -> Result<Option<Arc<Net>>, Vec<IniError>> {
+    let Some(file) = &v.nnue else {
+        return Ok(None);
+    };
+    match Net::from_bytes(NetLayout::new(v), &file.bytes, &file.name) {
+        Ok(net) => Ok(Some(Arc::new(net))),
+        Err(e) => Err(vec![IniError {
+            file: file.ini_file.clone(),
+            line: file.ini_line,
+            message: format!("nnue: {}: {e}", file.name),
+        }]),
+    }
 }
 
 /// The rank of `sq` counted from `color`'s side (0 is its first rank).

@@ -78,7 +78,7 @@ impl Worker<'_> {
         for i in first..roots.len() {
             let m = roots[i].mv;
             self.keys[0] = Some(self.mem.key(&self.pos, m));
-            self.pos.make(m);
+            self.make(m);
             let mut score;
             if i == first {
                 score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
@@ -94,7 +94,7 @@ impl Worker<'_> {
                     score = -self.search(-beta, -alpha, depth - 1, 1, true, true);
                 }
             }
-            self.pos.unmake();
+            self.unmake();
             if self.aborted {
                 return best;
             }
@@ -177,6 +177,7 @@ pub(super) fn search(
         .unwrap_or(MAX_PLY as u32 - 10)
         .clamp(1, MAX_PLY as u32 - 10) as i32;
     let threads = options.threads.max(1);
+    let net = eval.net.as_ref().filter(|_| options.use_nnue);
     let multipv = options.multipv.clamp(1, legal.len());
     let mut result = SearchResult {
         best: Some(legal[0]),
@@ -193,7 +194,7 @@ pub(super) fn search(
             let mem = memory.clone();
             let builder = std::thread::Builder::new().stack_size(32 << 20);
             let _ = builder.spawn_scoped(scope, move || {
-                let mut w = Worker::new(pos, shared, eval, false, mem);
+                let mut w = Worker::new(pos, shared, eval, false, mem, net);
                 let mut roots = RootMove::list(&legal);
                 // Helpers start at different depths so that they desynchronise.
                 let mut depth = 1 + (id % 2) as i32;
@@ -219,7 +220,14 @@ pub(super) fn search(
             });
         }
         // The main thread.
-        let mut w = Worker::new(pos.clone(), &shared, eval, true, std::mem::take(memory));
+        let mut w = Worker::new(
+            pos.clone(),
+            &shared,
+            eval,
+            true,
+            std::mem::take(memory),
+            net,
+        );
         let mut roots = RootMove::list(&legal);
         let mut prev = 0;
         // Iterations in a row that kept the best move, and the best move

@@ -18,6 +18,7 @@ pub mod see;
 pub mod time;
 pub mod tt;
 
+use crate::engine::eval::nnue::{Accumulators, Net};
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
 use crate::rules::board::Position;
 use crate::rules::types::{BOARD_CELLS, Move, MoveKind};
@@ -91,6 +92,9 @@ pub struct SearchResult {
 pub struct SearchOptions {
     pub threads: usize,
     pub multipv: usize,
+    /// Evaluate with the variant's network where it has one (else, and
+    /// when off, with the hand-written evaluation).
+    pub use_nnue: bool,
 }
 
 impl Default for SearchOptions {
@@ -98,6 +102,7 @@ impl Default for SearchOptions {
         SearchOptions {
             threads: 1,
             multipv: 1,
+            use_nnue: true,
         }
     }
 }
@@ -161,6 +166,9 @@ struct Worker<'a> {
     /// quiescence search).
     eval_cache: Vec<(u64, i32)>,
     pawns: PawnCache,
+    /// The network's accumulators, kept along the line being searched,
+    /// when the evaluation is the network's.
+    nnue: Option<Accumulators>,
     /// Whether the position with this hash is in check, when the parent node
     /// already found out (saves the child a scan).
     check_hint: (u64, bool),
@@ -173,8 +181,10 @@ impl<'a> Worker<'a> {
         eval: &'a EvalTables,
         main: bool,
         mem: SearchMemory,
+        net: Option<&Arc<Net>>,
     ) -> Worker<'a> {
         let values = eval.value.clone();
+        let nnue = net.map(|n| Accumulators::new(n.clone(), &pos));
         Worker {
             pos,
             shared,
@@ -195,6 +205,7 @@ impl<'a> Worker<'a> {
             finish_iteration: false,
             eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
             pawns: PawnCache::new(),
+            nnue,
             check_hint: (0, false),
         }
     }
@@ -220,9 +231,39 @@ impl<'a> Worker<'a> {
         if slot.0 == h && h != 0 {
             return slot.1;
         }
-        let e = evaluate(self.eval, &self.pos, &mut self.pawns);
+        let e = match &mut self.nnue {
+            Some(acc) => acc.evaluate(&self.pos),
+            None => evaluate(self.eval, &self.pos, &mut self.pawns),
+        };
         *slot = (h, e);
         e
+    }
+
+    /// Make a move in the searched line (the accumulators follow it).
+    #[inline]
+    fn make(&mut self, m: Move) {
+        if let Some(acc) = &mut self.nnue {
+            acc.push_move(&self.pos, m);
+        }
+        self.pos.make(m);
+    }
+
+    /// Make a null move in the searched line.
+    #[inline]
+    fn make_null(&mut self) {
+        if let Some(acc) = &mut self.nnue {
+            acc.push_null();
+        }
+        self.pos.make_null();
+    }
+
+    /// Take back the last move or null move of the searched line.
+    #[inline]
+    fn unmake(&mut self) {
+        if let Some(acc) = &mut self.nnue {
+            acc.pop();
+        }
+        self.pos.unmake();
     }
 
     /// Count a node; every 1024 nodes publish the count and check the limits.

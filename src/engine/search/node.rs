@@ -142,10 +142,14 @@ impl Worker<'_> {
                 return -MATE + ply as i32;
             }
         } else {
-            // Far above beta on material alone: no need for the full evaluation.
-            let quick = crate::engine::eval::quick(self.eval, &self.pos);
-            if quick - crate::engine::eval::LAZY_MARGIN >= beta {
-                return quick - crate::engine::eval::LAZY_MARGIN;
+            // Far above beta on material alone: no need for the full
+            // evaluation (the hand-written one's material; a network's
+            // scores are its own).
+            if self.nnue.is_none() {
+                let quick = crate::engine::eval::quick(self.eval, &self.pos);
+                if quick - crate::engine::eval::LAZY_MARGIN >= beta {
+                    return quick - crate::engine::eval::LAZY_MARGIN;
+                }
             }
             let stand_pat = self.evaluate();
             if stand_pat >= beta {
@@ -188,9 +192,9 @@ impl Worker<'_> {
             {
                 continue;
             }
-            self.pos.make(m);
+            self.make(m);
             let score = -self.qsearch(-beta, -alpha, ply + 1, None);
-            self.pos.unmake();
+            self.unmake();
             if self.aborted {
                 return 0;
             }
@@ -282,9 +286,9 @@ impl Worker<'_> {
             if null_ok && depth >= 3 && eval >= beta && self.null_move_safe() {
                 let r = 3 + depth / 4;
                 self.keys[ply] = None;
-                self.pos.make_null();
+                self.make_null();
                 let score = -self.search(-beta, -beta + 1, depth - 1 - r, ply + 1, false, false);
-                self.pos.unmake();
+                self.unmake();
                 if self.aborted {
                     return 0;
                 }
@@ -452,7 +456,7 @@ impl Worker<'_> {
                 }
             }
             self.keys[ply] = Some(self.mem.key(&self.pos, m));
-            self.pos.make(m);
+            self.make(m);
             let gives_check = quiet && self.pos.in_check();
             if quiet {
                 self.check_hint = (self.pos.hash(), gives_check);
@@ -484,7 +488,7 @@ impl Worker<'_> {
                     score = -self.search(-beta, -alpha, depth - 1, ply + 1, true, true);
                 }
             }
-            self.pos.unmake();
+            self.unmake();
             if self.aborted {
                 return 0;
             }

@@ -44,6 +44,8 @@ struct Xboard {
     variants: VariantSet,
     variant: Arc<Variant>,
     pair_promotion: bool,
+    /// The engine's `UseNNUE` setting, for the feature list.
+    use_nnue: bool,
     /// The position of a `setboard` that follows a `variant` in the input
     /// already read (see [`setboard_ahead`]).
     setboard_ahead: Option<String>,
@@ -109,6 +111,7 @@ pub fn run(engine: Engine, rx: Receiver<Input>) {
         variants,
         variant,
         pair_promotion,
+        use_nnue: true,
         setboard_ahead: None,
         entry: entry::Entry::default(),
     };
@@ -170,6 +173,19 @@ fn copies(e: &Engine) -> (VariantSet, Arc<Variant>, bool) {
         e.variant().clone(),
         e.pair_promotion(),
     )
+}
+
+/// The value of a check option: `1` or `0`.
+fn check(name: &str, value: &str) -> Result<bool, EngineError> {
+    match value {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        _ => Err(EngineError::BadOption {
+            name: name.to_string(),
+            value: value.to_string(),
+            allowed: Allowed::ZeroOrOne,
+        }),
+    }
 }
 
 /// Commands that change what a search uses: they wait until the search for
@@ -412,37 +428,39 @@ impl Xboard {
             "feature option=\"SplitCommand -check {}\"",
             u8::from(self.shared.split.load(Ordering::Relaxed))
         ));
+        say(&format!(
+            "feature option=\"UseNNUE -check {}\"",
+            u8::from(self.use_nnue)
+        ));
         say("feature done=1");
     }
 
     fn option(&mut self, text: &str) -> Result<(), CommandError> {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
         let (name, value) = (name.trim(), value.trim());
-        let check = || match value {
-            "1" => Ok(true),
-            "0" => Ok(false),
-            _ => Err(EngineError::BadOption {
-                name: name.to_string(),
-                value: value.to_string(),
-                allowed: Allowed::ZeroOrOne,
-            }),
-        };
         if name == "SplitCommand" {
             // Takes effect with the next `variant`: its `setup` names the
             // parent and piece table the forms of moves rely on.
-            self.shared.split.store(check()?, Ordering::Relaxed);
+            self.shared.split.store(check(name, value)?, Ordering::Relaxed);
             self.entry.set_gui(self.shared.gui());
             return Ok(());
         }
         let mut e = self.engine();
         match name {
             "PairPromotion" => {
-                let on = check()?;
+                let on = check(name, value)?;
                 // Switching compiles the variant again from its start position,
                 // so only a change of value does it.
                 if on != e.pair_promotion() {
                     e.set_pair_promotion(on)?;
                 }
+                Ok(())
+            }
+            "UseNNUE" => {
+                let on = check(name, value)?;
+                e.set_use_nnue(on);
+                drop(e);
+                self.use_nnue = on;
                 Ok(())
             }
             "VariantPath" if value.is_empty() => Ok(()),

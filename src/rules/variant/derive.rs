@@ -94,6 +94,7 @@ pub(super) fn variant(name: &str, d: &Description) -> Variant {
         sums: SumTable::zero(2 + 2 * n),
         piece_values: d.values.clone(),
         eval_params: None,
+        nnue: None,
     }
 }
 

@@ -196,6 +196,12 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
         "evaluation weights (not inherited; see README)",
     ),
     (
+        "nnue",
+        "file",
+        "-",
+        "network file of the evaluation (not inherited; see docs/engine.md)",
+    ),
+    (
         "pieceToCharTable",
         "string",
         "-",

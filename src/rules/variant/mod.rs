@@ -36,6 +36,29 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The network files the binary embeds, by the name an ini's `nnue`
+/// gives, e.g. `("chess.nnue", include_bytes!("../../../nets/chess.nnue"))`;
+/// none ships yet.
+pub const SHIPPED_NETS: &[(&str, &[u8])] = &[];
+
+/// A network file named by a variant's `nnue`: its bytes (read, not
+/// parsed: the evaluation does that), its name, and the ini entry that
+/// named it, for errors.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NetFile {
+    pub bytes: std::sync::Arc<[u8]>,
+    pub name: String,
+    pub ini_file: String,
+    pub ini_line: usize,
+}
+
+impl std::fmt::Debug for NetFile {
+    // The bytes would fill pages: their count says enough.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NetFile({}, {} bytes)", self.name, self.bytes.len())
+    }
+}
+
 /// A parameter file of the evaluation's weights, named by a variant's
 /// `evalParams`: its text, and its name for errors.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -600,6 +623,8 @@ pub struct Variant {
     /// The parameter file the ini's `evalParams` names, read but not
     /// parsed (the evaluation does that).
     pub eval_params: Option<ParamsFile>,
+    /// The network file the ini's `nnue` names, read but not parsed.
+    pub nnue: Option<NetFile>,
     /// Real squares of the board.
     pub squares: Vec<Square>,
     pub on_board: SquareSet,
