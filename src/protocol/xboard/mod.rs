@@ -441,7 +441,9 @@ impl Xboard {
         if name == "SplitCommand" {
             // Takes effect with the next `variant`: its `setup` names the
             // parent and piece table the forms of moves rely on.
-            self.shared.split.store(check(name, value)?, Ordering::Relaxed);
+            self.shared
+                .split
+                .store(check(name, value)?, Ordering::Relaxed);
             self.entry.set_gui(self.shared.gui());
             return Ok(());
         }
