@@ -4,6 +4,7 @@
 
 use super::{CommandResult, compile, text};
 use crate::rules::variant_set::VariantSet;
+use crate::tools::datafile::{self, DataLine, LoadError, Loaded};
 use crate::tools::tune::TuneOptions;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, ValueEnum};
@@ -29,6 +30,24 @@ fn number_in(
             Err(format!("{x} is not {words}"))
         }
     }
+}
+
+/// The samples and comment lines of datagen files, each line turned into a
+/// sample by `sample`; the first ten bad lines are printed, and the error
+/// ends with `nothing`, what was therefore not done.
+pub(super) fn load_data<T: Send>(
+    files: &[String],
+    nothing: &str,
+    sample: impl Fn(DataLine) -> Result<T, String> + Sync,
+) -> Result<Loaded<T>, String> {
+    datafile::load(files, sample).map_err(|e| {
+        if let LoadError::BadLines { errors, .. } = &e {
+            for line in errors.iter().take(10) {
+                eprintln!("error: {line}");
+            }
+        }
+        format!("{e}; {nothing}")
+    })
 }
 
 /// The weights a fit starts from.
@@ -102,30 +121,10 @@ impl Tune {
             Start::Defaults => crate::engine::eval::default_weights(&v, &eval),
         };
         let started = std::time::Instant::now();
-        let mut samples = Vec::new();
-        let mut provenance = Vec::new();
-        for file in files {
-            let text = crate::util::textfile::read(file, crate::util::textfile::MAX_TRAINING_BYTES)
-                .map_err(|e| format!("{file}: {e}"))?;
-            provenance.extend(
-                text.lines()
-                    .filter(|l| l.starts_with('#'))
-                    .take(20)
-                    .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
-            );
-            match crate::tools::tune::read_data(&v, &eval, &text, file) {
-                Ok(s) => samples.extend(s),
-                Err(errors) => {
-                    for e in errors.iter().take(10) {
-                        eprintln!("error: {e}");
-                    }
-                    return Err(format!(
-                        "{file}: {} bad line(s); nothing tuned",
-                        errors.len()
-                    ));
-                }
-            }
-        }
+        let loaded = load_data(files, "nothing tuned", |line| {
+            crate::tools::tune::sample(&v, &eval, line)
+        })?;
+        let (samples, provenance) = (loaded.samples, loaded.comments);
         if samples.is_empty() {
             return Err("no positions in the data files".into());
         }

@@ -15,7 +15,8 @@
 //! plus or minus 2,000. Games start from the opening suite given, else the
 //! variant's shipped suite (either followed by a few random plies), else
 //! random plies. Lines starting with `#` are
-//! comments (each run writes one with its settings).
+//! comments (each run writes one with its settings). The reader is
+//! [`crate::tools::datafile`].
 
 use crate::engine::eval::EvalTables;
 use crate::engine::search::{Limits, Searcher, Value};
@@ -226,15 +227,6 @@ pub fn run(
     })
 }
 
-/// Read one data line: FEN, White's score, White's result.
-pub fn parse_line(line: &str) -> Option<(&str, i32, f64)> {
-    let mut f = line.split(" | ");
-    let fen = f.next()?.trim();
-    let score = f.next()?.trim().parse().ok()?;
-    let result: f64 = f.next()?.trim().parse().ok()?;
-    (f.next().is_none() && [0.0, 0.5, 1.0].contains(&result)).then_some((fen, score, result))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,26 +255,14 @@ mod tests {
             assert_eq!(lines.len(), summary.positions);
             assert!(summary.positions > 10, "{name}: {}", summary.positions);
             for line in lines {
-                let (fen, score, _) = parse_line(line).unwrap_or_else(|| panic!("{line}"));
+                let l = crate::tools::datafile::parse_line(line)
+                    .unwrap_or_else(|e| panic!("{line}: {e}"));
+                let (fen, score) = (l.fen, l.score);
                 let mut pos = Position::from_fen(v.clone(), fen).expect("fen");
                 assert!(!pos.in_check(), "{line}");
                 assert!(score.abs() <= MAX_SCORE);
                 assert!(!pos.legal_moves().is_empty());
             }
-        }
-    }
-
-    #[test]
-    fn bad_lines_are_refused() {
-        assert!(parse_line("8/8/8/8/8/8/8/K6k w - - 0 1 | 12 | 0.5").is_some());
-        for bad in [
-            "",
-            "x | y | z",
-            "fen | 1 | 0.7",
-            "fen | 1",
-            "fen | 1 | 1.0 | 2",
-        ] {
-            assert!(parse_line(bad).is_none(), "{bad}");
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Fitting the evaluation's weights to self-play games (Texel's method,
 //! with Adam in place of coordinate search).
 //!
-//! Each position of the data (see [`crate::tools::datagen`]) is traced once: the
+//! Each position of the data (see [`crate::tools::datagen`], read by
+//! [`crate::tools::datafile`]) is traced once: the
 //! evaluation is a linear sum of weights times counts, tapered by the game
 //! phase (see [`crate::engine::eval::Trace`]). The prediction for a position is
 //! `sigmoid(K * eval)`, its target the game's result, optionally blended
@@ -17,23 +18,10 @@
 use crate::engine::eval::{EvalParams, EvalTables, Score, Trace, trace};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
+use crate::tools::datafile::DataLine;
 use crate::util::rng::Rng;
 use rayon::prelude::*;
 use std::sync::Arc;
-
-/// A data line that cannot be used, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DataError {
-    pub file: String,
-    pub line: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for DataError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
-    }
-}
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -45,72 +33,14 @@ pub struct Sample {
     pub score: f64,
 }
 
-/// Read one data line: `FEN | SCORE | RESULT`, White's side.
-fn parse_line(variant: &Arc<Variant>, eval: &EvalTables, line: &str) -> Result<Sample, String> {
-    let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-    let [fen, score, result] = fields.as_slice() else {
-        return Err(format!(
-            "expected 'FEN | SCORE | RESULT', found {} field(s)",
-            fields.len()
-        ));
-    };
-    let score: i32 = score
-        .parse()
-        .ok()
-        .filter(|s: &i32| s.abs() <= 100_000)
-        .ok_or_else(|| format!("score '{score}' is no whole number within 100000"))?;
-    let result = match *result {
-        "1" | "1.0" => 1.0,
-        "0.5" => 0.5,
-        "0" | "0.0" => 0.0,
-        r => return Err(format!("result '{r}' is none of 1.0, 0.5, 0.0")),
-    };
-    let pos = Position::from_fen(variant.clone(), fen).map_err(|e| format!("bad FEN: {e}"))?;
+/// A data line's position traced with the variant's evaluation tables.
+pub fn sample(variant: &Arc<Variant>, eval: &EvalTables, line: DataLine) -> Result<Sample, String> {
+    let pos = Position::from_fen(variant.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
     Ok(Sample {
         trace: trace(eval, &pos),
-        result,
-        score: f64::from(score),
+        result: line.result,
+        score: f64::from(line.score),
     })
-}
-
-/// The positions of a data file's text (`file` names it in errors), traced
-/// with the variant's evaluation tables `eval`. Blank lines and `#`
-/// comments are skipped; every bad line is an error.
-pub fn read_data(
-    variant: &Arc<Variant>,
-    eval: &EvalTables,
-    text: &str,
-    file: &str,
-) -> Result<Vec<Sample>, Vec<DataError>> {
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(n, l)| (n + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    let parsed: Vec<Result<Sample, DataError>> = lines
-        .par_iter()
-        .map(|&(n, l)| {
-            parse_line(variant, eval, l).map_err(|message| DataError {
-                file: file.to_string(),
-                line: n,
-                message,
-            })
-        })
-        .collect();
-    let mut samples = Vec::with_capacity(parsed.len());
-    let mut errors = Vec::new();
-    for p in parsed {
-        match p {
-            Ok(s) => samples.push(s),
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(samples)
-    } else {
-        Err(errors)
-    }
 }
 
 /// What a run is asked for.
@@ -294,7 +224,7 @@ pub fn tune(
     // Split: a seeded shuffle, the first share held out.
     let mut rng = Rng::new(opts.seed);
     let mut order: Vec<u32> = (0..samples.len() as u32).collect();
-    shuffle(&mut order, &mut rng);
+    rng.shuffle(&mut order);
     let held = ((samples.len() as f64 * opts.validation.clamp(0.0, 0.9)) as usize).min(order.len());
     let (validation, train) = order.split_at(held);
     let (validation, mut train) = (validation.to_vec(), train.to_vec());
@@ -323,7 +253,7 @@ pub fn tune(
     let mut epochs = Vec::new();
     let batch = opts.batch.max(1);
     for epoch in 1..=opts.epochs {
-        shuffle(&mut train, &mut rng);
+        rng.shuffle(&mut train);
         for b in train.chunks(batch) {
             let mut g = problem.gradient(b, &x, k);
             let n = b.len() as f64;
@@ -363,12 +293,5 @@ pub fn tune(
         before,
         epochs,
         params: rounded(layout, &x),
-    }
-}
-
-fn shuffle(v: &mut [u32], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-        v.swap(i, j);
     }
 }

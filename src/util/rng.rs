@@ -15,6 +15,14 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
+
+    /// Shuffle `v` in place (Fisher-Yates, from the last element down).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -32,5 +40,22 @@ mod tests {
         let mut a = Rng::new(11);
         let mut b = Rng::new(11);
         assert!((0..100).all(|_| a.next_u64() == b.next_u64()));
+    }
+
+    /// A shuffle is a permutation, fixed by the seed.
+    #[test]
+    fn shuffles_permute_and_repeat_with_the_seed() {
+        let shuffled = |seed| {
+            let mut v: Vec<u32> = (0..50).collect();
+            Rng::new(seed).shuffle(&mut v);
+            v
+        };
+        let a = shuffled(3);
+        assert_eq!(a, shuffled(3));
+        assert_ne!(a, shuffled(4));
+        assert_ne!(a, (0..50).collect::<Vec<u32>>());
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..50).collect::<Vec<u32>>());
     }
 }

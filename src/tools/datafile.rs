@@ -1,0 +1,210 @@
+//! Reading the training data that [`crate::tools::datagen`] writes, for every
+//! tool that fits an evaluation to it (`tune`, `train`): one line's fields,
+//! a file's lines turned into samples in parallel with every bad line
+//! reported with file and line number, and the files' `#` comment lines
+//! kept for the provenance of what is fitted.
+
+use crate::util::textfile::{self, ReadError};
+use rayon::prelude::*;
+
+/// Scores beyond this are refused as no search score.
+pub const MAX_SCORE: i32 = 100_000;
+
+/// A data line that cannot be used, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for DataError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// The fields of one data line, all from White's side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataLine<'a> {
+    pub fen: &'a str,
+    /// The search's score in centipawns.
+    pub score: i32,
+    /// The game's result: 1, 0.5 or 0.
+    pub result: f64,
+}
+
+/// Read one data line, `FEN | SCORE | RESULT`; the FEN is left to the
+/// caller, who knows the variant.
+pub fn parse_line(line: &str) -> Result<DataLine<'_>, String> {
+    let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+    let [fen, score, result] = fields.as_slice() else {
+        return Err(format!(
+            "expected 'FEN | SCORE | RESULT', found {} field(s)",
+            fields.len()
+        ));
+    };
+    let score: i32 = score
+        .parse()
+        .ok()
+        .filter(|s: &i32| s.abs() <= MAX_SCORE)
+        .ok_or_else(|| format!("score '{score}' is no whole number within {MAX_SCORE}"))?;
+    let result = match *result {
+        "1" | "1.0" => 1.0,
+        "0.5" => 0.5,
+        "0" | "0.0" => 0.0,
+        r => return Err(format!("result '{r}' is none of 1.0, 0.5, 0.0")),
+    };
+    Ok(DataLine { fen, score, result })
+}
+
+/// The samples of a data file's text (`file` names it in errors), each
+/// line turned into one by `sample`. Blank lines and `#` comments are
+/// skipped; every bad line is an error, in the file's order.
+pub fn read_data<T: Send>(
+    text: &str,
+    file: &str,
+    sample: impl Fn(DataLine) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, Vec<DataError>> {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let parsed: Vec<Result<T, DataError>> = lines
+        .par_iter()
+        .map(|&(n, l)| {
+            parse_line(l)
+                .and_then(&sample)
+                .map_err(|message| DataError {
+                    file: file.to_string(),
+                    line: n,
+                    message,
+                })
+        })
+        .collect();
+    let mut samples = Vec::with_capacity(parsed.len());
+    let mut errors = Vec::new();
+    for p in parsed {
+        match p {
+            Ok(s) => samples.push(s),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(samples)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Why data files were not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// A file that cannot be read.
+    Read { file: String, error: ReadError },
+    /// A file with bad lines: every one of them, in order.
+    BadLines {
+        file: String,
+        errors: Vec<DataError>,
+    },
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Read { file, error } => write!(f, "{file}: {error}"),
+            LoadError::BadLines { file, errors } => {
+                write!(f, "{file}: {} bad line(s)", errors.len())
+            }
+        }
+    }
+}
+
+/// The samples of several data files, and their comment lines.
+pub struct Loaded<T> {
+    pub samples: Vec<T>,
+    /// Up to 20 `#` lines of each file, as `FILE: text`.
+    pub comments: Vec<String>,
+}
+
+/// Read the data files in order (each at most
+/// [`textfile::MAX_TRAINING_BYTES`]); the first file that cannot be read or
+/// has a bad line ends the reading.
+pub fn load<T: Send>(
+    files: &[String],
+    sample: impl Fn(DataLine) -> Result<T, String> + Sync,
+) -> Result<Loaded<T>, LoadError> {
+    let mut loaded = Loaded {
+        samples: Vec::new(),
+        comments: Vec::new(),
+    };
+    for file in files {
+        let text = textfile::read(file, textfile::MAX_TRAINING_BYTES).map_err(|error| {
+            LoadError::Read {
+                file: file.clone(),
+                error,
+            }
+        })?;
+        loaded.comments.extend(
+            text.lines()
+                .filter(|l| l.starts_with('#'))
+                .take(20)
+                .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
+        );
+        let samples = read_data(&text, file, &sample).map_err(|errors| LoadError::BadLines {
+            file: file.clone(),
+            errors,
+        })?;
+        loaded.samples.extend(samples);
+    }
+    Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_give_their_fields_or_say_what_is_wrong() {
+        let line = parse_line("8/8/8/8/8/8/8/K6k w - - 0 1 | -12 | 0.5").expect("good line");
+        assert_eq!(line.fen, "8/8/8/8/8/8/8/K6k w - - 0 1");
+        assert_eq!((line.score, line.result), (-12, 0.5));
+        for (bad, why) in [
+            ("", "found 1 field"),
+            ("x | y | z", "score 'y'"),
+            ("fen | 1 | 0.7", "result '0.7'"),
+            ("fen | 1", "found 2 field"),
+            ("fen | 1 | 1.0 | 2", "found 4 field"),
+            ("fen | 100001 | 1.0", "within 100000"),
+        ] {
+            let e = parse_line(bad).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_bad_line_is_reported_with_its_number() {
+        let text = "# made by hand\nf | 1 | 1.0\n\nf | x | 1.0\nbad\nf | 2 | 0.0\n";
+        let errors = read_data(text, "d.txt", |l| Ok(l.score)).expect_err("bad lines");
+        let at: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{}:{}", e.file, e.line))
+            .collect();
+        assert_eq!(at, ["d.txt:4", "d.txt:5"]);
+        let good = "# c\nf | 1 | 1.0\n\nf | 2 | 0.0\n";
+        assert_eq!(read_data(good, "d.txt", |l| Ok(l.score)), Ok(vec![1, 2]));
+        let refused = read_data(good, "d.txt", |l| {
+            if l.score == 2 {
+                Err("two".to_string())
+            } else {
+                Ok(l.score)
+            }
+        });
+        assert_eq!(
+            refused.map_err(|e| e[0].to_string()),
+            Err("d.txt:4: two".to_string())
+        );
+    }
+}
