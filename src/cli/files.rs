@@ -18,7 +18,7 @@ const MAX_TUNE_EPOCHS: u64 = 100_000;
 const MAX_TUNE_BATCH: u64 = 1 << 24;
 
 /// A parser of numbers within `range`, which `words` describes.
-fn number_in(
+pub(super) fn number_in(
     range: (Bound<f64>, Bound<f64>),
     words: &'static str,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {

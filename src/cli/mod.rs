@@ -1,17 +1,19 @@
 //! The command line: `amalgam` with no command speaks UCI or XBoard on
 //! standard input; `amalgam COMMAND ...` runs one of the tools (perft,
-//! bench, go, epd, selfplay, openings, match, pgn check, pgn stats, datagen, tune,
-//! pictures, check, variants). The options are declared with `clap`, which
+//! bench, go, epd, selfplay, openings, match, pgn check, pgn stats, datagen,
+//! tune, train, pictures, check, variants). The options are declared with `clap`, which
 //! gives every command its `--help` and one form for usage errors (exit
 //! status 2); the commands themselves are thin calls into the layers below.
 //!
 //! - [`search`]: perft, bench, go, epd
 //! - [`games`]: selfplay, openings, match, pgn check, pgn stats, datagen
 //! - [`files`]: tune, pictures, check, variants
+//! - [`train`]: train, the network trainer
 
 mod files;
 mod games;
 mod search;
+mod train;
 
 use crate::engine::eval::EvalTables;
 use crate::rules::variant::Variant;
@@ -72,6 +74,7 @@ enum Command {
     Pgn(games::Pgn),
     Datagen(games::Datagen),
     Tune(files::Tune),
+    Train(train::Train),
     Pictures(files::Pictures),
     Check(files::Check),
     /// List the defined variants
@@ -247,6 +250,7 @@ fn dispatch(cli: Cli, args: &[OsString]) -> CommandResult {
         Command::Pgn(a) => a.run(&set),
         Command::Datagen(a) => a.run(&set),
         Command::Tune(a) => a.run(&set, words.get(1..).unwrap_or_default()),
+        Command::Train(a) => a.run(&set, args),
         Command::Pictures(a) => a.run(&set),
         Command::Check(a) => Ok(a.run()),
         Command::Variants => {

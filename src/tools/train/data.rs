@@ -1,0 +1,197 @@
+//! The trainer's positions: each data line turned once into its two sorted
+//! feature lists (the side to move's perspective first) and its score and
+//! result from the side to move's side, packed into one array of features;
+//! and the seeded split into training and validation positions.
+
+use crate::engine::eval::nnue::Layout;
+use crate::rules::board::Position;
+use crate::rules::types::Color;
+use crate::rules::variant::Variant;
+use crate::tools::datafile::DataLine;
+use crate::util::rng::Rng;
+use std::sync::Arc;
+
+/// One position, from the side to move's side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Active features from the side to move's perspective, sorted.
+    pub us: Vec<u32>,
+    /// Active features from the other side's perspective, sorted.
+    pub them: Vec<u32>,
+    /// The search's score in centipawns.
+    pub score: f32,
+    /// The game's result: 1 a win for the side to move, 0 a loss.
+    pub result: f32,
+}
+
+/// A data line's position as the trainer sees it.
+pub fn sample(variant: &Arc<Variant>, layout: &Layout, line: DataLine) -> Result<Sample, String> {
+    let pos = Position::from_fen(variant.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
+    let stm = pos.side_to_move();
+    let (mut us, mut them) = (Vec::new(), Vec::new());
+    layout.active(&pos, stm, &mut us);
+    layout.active(&pos, stm.flip(), &mut them);
+    us.sort_unstable();
+    them.sort_unstable();
+    let (score, result) = if stm == Color::White {
+        (line.score, line.result)
+    } else {
+        (-line.score, 1.0 - line.result)
+    };
+    // A man count the packed lengths cannot hold: no board has that many
+    // squares, but the length is checked rather than truncated.
+    if us.len() > usize::from(u16::MAX) || them.len() > usize::from(u16::MAX) {
+        return Err("too many men".to_string());
+    }
+    Ok(Sample {
+        us,
+        them,
+        score: score as f32,
+        result: result as f32,
+    })
+}
+
+/// Where one position's features lie in [`Samples::features`].
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    start: usize,
+    us: u16,
+    them: u16,
+    score: f32,
+    result: f32,
+}
+
+/// A position's view into [`Samples`].
+#[derive(Clone, Copy, Debug)]
+pub struct SampleRef<'a> {
+    pub us: &'a [u32],
+    pub them: &'a [u32],
+    pub score: f32,
+    pub result: f32,
+}
+
+/// Every position, its features in one array (a vector a position would
+/// cost more in allocation than its features).
+#[derive(Clone, Debug, Default)]
+pub struct Samples {
+    features: Vec<u32>,
+    entries: Vec<Entry>,
+}
+
+impl Samples {
+    /// Pack the positions.
+    pub fn new(samples: Vec<Sample>) -> Samples {
+        let total = samples.iter().map(|s| s.us.len() + s.them.len()).sum();
+        let mut packed = Samples {
+            features: Vec::with_capacity(total),
+            entries: Vec::with_capacity(samples.len()),
+        };
+        for s in samples {
+            packed.entries.push(Entry {
+                start: packed.features.len(),
+                us: s.us.len() as u16,
+                them: s.them.len() as u16,
+                score: s.score,
+                result: s.result,
+            });
+            packed.features.extend_from_slice(&s.us);
+            packed.features.extend_from_slice(&s.them);
+        }
+        packed
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The largest feature index plus one (0 with no features).
+    pub fn feature_bound(&self) -> usize {
+        self.features.iter().max().map_or(0, |&f| f as usize + 1)
+    }
+
+    /// Position `i`.
+    pub fn get(&self, i: usize) -> SampleRef<'_> {
+        let e = self.entries[i];
+        let mid = e.start + usize::from(e.us);
+        SampleRef {
+            us: &self.features[e.start..mid],
+            them: &self.features[mid..mid + usize::from(e.them)],
+            score: e.score,
+            result: e.result,
+        }
+    }
+}
+
+/// The positions' indices shuffled by `seed` and split: the validation
+/// share (held out) and the rest, for training.
+pub fn split(len: usize, validation: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..len as u32).collect();
+    Rng::new(seed).shuffle(&mut order);
+    let held = ((len as f64 * validation.clamp(0.0, 1.0)) as usize).min(len);
+    let train = order.split_off(held);
+    (order, train)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::variant_set::VariantSet;
+    use crate::tools::datafile::parse_line;
+
+    #[test]
+    fn both_perspectives_are_taken_from_the_side_to_move() {
+        let (v, _) = crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
+        let layout = Layout::new(&v);
+        let fen = "4k3/8/8/8/8/8/3P4/4K3";
+        let white = sample(
+            &v,
+            &layout,
+            parse_line(&format!("{fen} w - - 0 1 | 120 | 1.0")).expect("line"),
+        )
+        .expect("sample");
+        let black = sample(
+            &v,
+            &layout,
+            parse_line(&format!("{fen} b - - 0 1 | 120 | 1.0")).expect("line"),
+        )
+        .expect("sample");
+        assert_eq!((white.score, white.result), (120.0, 1.0));
+        assert_eq!((black.score, black.result), (-120.0, 0.0));
+        assert_eq!((white.us.len(), white.them.len()), (3, 3));
+        assert_eq!(white.us, black.them);
+        assert_eq!(white.them, black.us);
+        assert_ne!(white.us, white.them);
+        assert!(white.us.windows(2).all(|w| w[0] < w[1]));
+        let bad = sample(
+            &v,
+            &layout,
+            parse_line("8/8 w - - 0 1 | 1 | 1.0").expect("line"),
+        );
+        assert!(bad.is_err_and(|e| e.starts_with("bad FEN")));
+
+        let packed = Samples::new(vec![white.clone(), black.clone()]);
+        assert_eq!(packed.len(), 2);
+        let p = packed.get(1);
+        assert_eq!(
+            (p.us, p.them, p.score),
+            (&black.us[..], &black.them[..], -120.0)
+        );
+        assert!(packed.feature_bound() <= layout.inputs());
+    }
+
+    #[test]
+    fn the_split_holds_out_its_share_by_the_seed() {
+        let (valid, train) = split(1000, 0.1, 5);
+        assert_eq!((valid.len(), train.len()), (100, 900));
+        let mut all: Vec<u32> = valid.iter().chain(&train).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..1000).collect::<Vec<u32>>());
+        assert_eq!(split(1000, 0.1, 5), (valid.clone(), train));
+        assert_ne!(split(1000, 0.1, 6).0, valid);
+        assert_eq!(split(10, 0.0, 1).0.len(), 0);
+    }
+}

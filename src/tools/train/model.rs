@@ -1,0 +1,338 @@
+//! The network in f32 as the trainer fits it, and its gradients.
+//!
+//! `(inputs -> H) x 2 -> 1`: one feature transformer shared by both
+//! perspectives, `acc = feature_bias + sum of the active features' rows`;
+//! the output `o = sum f(acc_us) * w_us + sum f(acc_them) * w_them + b`
+//! with `f` the clipped ReLU `clamp(x, 0, 1)` or its square. The evaluation
+//! is `scale * o` centipawns, so the prediction `sigmoid(o)` is compared
+//! with the target `lambda * sigmoid(score / scale) + (1 - lambda) * result`
+//! by the squared error.
+//!
+//! Every weight lies in one flat array (feature weights feature by feature,
+//! feature bias, output weights with the side to move's half first, output
+//! bias) so that the optimiser walks one slice. A gradient of a chunk of
+//! positions holds full rows only for the features the chunk touched.
+
+use super::data::{SampleRef, Samples};
+use crate::engine::eval::nnue::Activation;
+use crate::util::rng::Rng;
+
+/// The network's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub inputs: usize,
+    pub hidden: usize,
+    pub activation: Activation,
+}
+
+impl Shape {
+    /// Where the feature bias starts in the flat array.
+    pub fn feature_bias(&self) -> usize {
+        self.inputs * self.hidden
+    }
+    /// Where the output weights start.
+    pub fn output_weights(&self) -> usize {
+        self.feature_bias() + self.hidden
+    }
+    /// Where the output bias lies.
+    pub fn output_bias(&self) -> usize {
+        self.output_weights() + 2 * self.hidden
+    }
+    /// The number of weights.
+    pub fn size(&self) -> usize {
+        self.output_bias() + 1
+    }
+}
+
+/// The float network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub shape: Shape,
+    pub weights: Vec<f32>,
+}
+
+/// A uniform number in `-a..a`.
+fn uniform(rng: &mut Rng, a: f32) -> f32 {
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    (2.0 * unit - 1.0) * a
+}
+
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The training target of a position from the side to move's side.
+pub fn target(s: &SampleRef, lambda: f32, scale: f32) -> f32 {
+    lambda * sigmoid(s.score / scale) + (1.0 - lambda) * s.result
+}
+
+impl Model {
+    /// Weights drawn from `seed`: feature weights small enough that a few
+    /// dozen men leave most accumulators inside the activation's slope, the
+    /// output weights scaled by the hidden size, biases zero.
+    pub fn new(shape: Shape, seed: u64) -> Model {
+        let mut rng = Rng::new(seed);
+        let mut weights = vec![0.0; shape.size()];
+        for w in &mut weights[..shape.feature_bias()] {
+            *w = uniform(&mut rng, 0.1);
+        }
+        let a = 1.0 / (shape.hidden as f32).sqrt();
+        for w in &mut weights[shape.output_weights()..shape.output_bias()] {
+            *w = uniform(&mut rng, a);
+        }
+        Model { shape, weights }
+    }
+
+    /// The accumulator of one perspective: bias plus the features' rows.
+    fn accumulate(&self, features: &[u32], acc: &mut [f32]) {
+        let h = self.shape.hidden;
+        let fb = self.shape.feature_bias();
+        acc.copy_from_slice(&self.weights[fb..fb + h]);
+        for &f in features {
+            let row = &self.weights[f as usize * h..(f as usize + 1) * h];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+    }
+
+    /// The activation of one value.
+    fn activate(&self, x: f32) -> f32 {
+        let c = x.clamp(0.0, 1.0);
+        match self.shape.activation {
+            Activation::ClippedRelu => c,
+            Activation::SquaredClippedRelu => c * c,
+        }
+    }
+
+    /// The activation's slope at `x` (0 outside the clipped range).
+    fn slope(&self, x: f32) -> f32 {
+        if x <= 0.0 || x >= 1.0 {
+            0.0
+        } else {
+            match self.shape.activation {
+                Activation::ClippedRelu => 1.0,
+                Activation::SquaredClippedRelu => 2.0 * x,
+            }
+        }
+    }
+
+    /// The output `o` (the evaluation over the scale) with the two
+    /// accumulators filled.
+    fn forward(&self, s: &SampleRef, acc: &mut [Vec<f32>; 2]) -> f32 {
+        let h = self.shape.hidden;
+        self.accumulate(s.us, &mut acc[0]);
+        self.accumulate(s.them, &mut acc[1]);
+        let ow = &self.weights[self.shape.output_weights()..self.shape.output_bias()];
+        let mut o = self.weights[self.shape.output_bias()];
+        for (side, a) in acc.iter().enumerate() {
+            let w = &ow[side * h..(side + 1) * h];
+            o += a
+                .iter()
+                .zip(w)
+                .map(|(&x, &w)| self.activate(x) * w)
+                .sum::<f32>();
+        }
+        o
+    }
+
+    /// The evaluation of a position in units of the scale.
+    pub fn output(&self, s: &SampleRef) -> f32 {
+        let h = self.shape.hidden;
+        self.forward(s, &mut [vec![0.0; h], vec![0.0; h]])
+    }
+
+    /// The summed squared error over the positions `idx` (in order).
+    pub fn loss_sum(&self, samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
+        let h = self.shape.hidden;
+        let mut acc = [vec![0.0; h], vec![0.0; h]];
+        idx.iter()
+            .map(|&i| {
+                let s = samples.get(i as usize);
+                let e = sigmoid(self.forward(&s, &mut acc)) - target(&s, lambda, scale);
+                f64::from(e * e)
+            })
+            .sum()
+    }
+
+    /// The gradient of the summed squared error over the positions `idx`,
+    /// taken one after the other.
+    pub fn gradient(&self, samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> Gradient {
+        let h = self.shape.hidden;
+        let mut g = Gradient::new(self.shape);
+        let mut acc = [vec![0.0; h], vec![0.0; h]];
+        let mut dacc = vec![0.0; h];
+        let ow = self.shape.output_weights();
+        for &i in idx {
+            let s = samples.get(i as usize);
+            let p = sigmoid(self.forward(&s, &mut acc));
+            let e = p - target(&s, lambda, scale);
+            g.loss += f64::from(e * e);
+            // d(e^2)/do through the sigmoid.
+            let d = 2.0 * e * p * (1.0 - p);
+            g.dense[h + 2 * h] += d;
+            for (side, features) in [s.us, s.them].into_iter().enumerate() {
+                let a = &acc[side];
+                let w = &self.weights[ow + side * h..ow + (side + 1) * h];
+                let gw = &mut g.dense[h + side * h..h + (side + 1) * h];
+                for k in 0..h {
+                    gw[k] += d * self.activate(a[k]);
+                    dacc[k] = d * w[k] * self.slope(a[k]);
+                }
+                for (b, &x) in g.dense[..h].iter_mut().zip(&dacc) {
+                    *b += x;
+                }
+                for &f in features {
+                    for (r, &x) in g.row(f).iter_mut().zip(&dacc) {
+                        *r += x;
+                    }
+                }
+            }
+        }
+        g
+    }
+}
+
+/// A gradient over some positions: full rows for the features touched,
+/// the rest (feature bias, output weights, output bias) dense.
+pub struct Gradient {
+    hidden: usize,
+    /// Row of each feature in `rows`, `u32::MAX` where untouched.
+    slot: Vec<u32>,
+    /// The touched features in the order first touched.
+    touched: Vec<u32>,
+    rows: Vec<f32>,
+    /// Feature bias (H), output weights (2H), output bias (1).
+    dense: Vec<f32>,
+    /// The summed squared error of the positions.
+    pub loss: f64,
+}
+
+impl Gradient {
+    fn new(shape: Shape) -> Gradient {
+        Gradient {
+            hidden: shape.hidden,
+            slot: vec![u32::MAX; shape.inputs],
+            touched: Vec::new(),
+            rows: Vec::new(),
+            dense: vec![0.0; 3 * shape.hidden + 1],
+            loss: 0.0,
+        }
+    }
+
+    /// The row of feature `f`, made (zero) on first touch.
+    fn row(&mut self, f: u32) -> &mut [f32] {
+        let h = self.hidden;
+        let mut s = self.slot[f as usize];
+        if s == u32::MAX {
+            s = self.touched.len() as u32;
+            self.slot[f as usize] = s;
+            self.touched.push(f);
+            self.rows.resize(self.rows.len() + h, 0.0);
+        }
+        &mut self.rows[s as usize * h..(s as usize + 1) * h]
+    }
+
+    /// Add this gradient to the flat gradient `out` (laid out as the
+    /// model's weights).
+    pub fn add_to(&self, out: &mut [f32]) {
+        let h = self.hidden;
+        for (s, &f) in self.touched.iter().enumerate() {
+            let dst = &mut out[f as usize * h..(f as usize + 1) * h];
+            for (d, &x) in dst.iter_mut().zip(&self.rows[s * h..(s + 1) * h]) {
+                *d += x;
+            }
+        }
+        let start = out.len() - self.dense.len();
+        for (d, &x) in out[start..].iter_mut().zip(&self.dense) {
+            *d += x;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::data::Sample;
+    use super::*;
+
+    fn samples() -> Samples {
+        Samples::new(vec![
+            Sample {
+                us: vec![0, 3, 5],
+                them: vec![1, 2],
+                score: 150.0,
+                result: 1.0,
+            },
+            Sample {
+                us: vec![2, 4],
+                them: vec![0, 5],
+                score: -80.0,
+                result: 0.5,
+            },
+        ])
+    }
+
+    /// Every derivative of the gradient matches a finite difference of the
+    /// loss, for both activations.
+    #[test]
+    fn gradients_match_finite_differences() {
+        let data = samples();
+        for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
+            let shape = Shape {
+                inputs: 6,
+                hidden: 4,
+                activation,
+            };
+            let mut m = Model::new(shape, 9);
+            // Biases away from zero, so that they matter too.
+            let fb = shape.feature_bias();
+            for k in 0..4 {
+                m.weights[fb + k] = 0.3 + 0.05 * k as f32;
+            }
+            m.weights[shape.output_bias()] = 0.2;
+            let idx = [0, 1];
+            let mut flat = vec![0.0; shape.size()];
+            let g = m.gradient(&data, &idx, 0.5, 400.0);
+            g.add_to(&mut flat);
+            assert!((g.loss - m.loss_sum(&data, &idx, 0.5, 400.0)).abs() < 1e-6);
+            for (i, &analytic) in flat.iter().enumerate() {
+                let eps = 1e-3;
+                let at = |x: f32| {
+                    let mut n = m.clone();
+                    n.weights[i] = x;
+                    n.loss_sum(&data, &idx, 0.5, 400.0)
+                };
+                let numeric =
+                    (at(m.weights[i] + eps) - at(m.weights[i] - eps)) / (2.0 * f64::from(eps));
+                let analytic = f64::from(analytic);
+                assert!(
+                    (numeric - analytic).abs() < 2e-3 * (1.0 + analytic.abs()),
+                    "{activation:?} weight {i}: numeric {numeric}, analytic {analytic}"
+                );
+            }
+            assert!(flat[..shape.feature_bias()].iter().any(|&x| x != 0.0));
+        }
+    }
+
+    #[test]
+    fn initial_weights_come_from_the_seed() {
+        let shape = Shape {
+            inputs: 10,
+            hidden: 8,
+            activation: Activation::ClippedRelu,
+        };
+        assert_eq!(Model::new(shape, 1), Model::new(shape, 1));
+        assert_ne!(Model::new(shape, 1), Model::new(shape, 2));
+        let m = Model::new(shape, 1);
+        assert!(
+            m.weights[..shape.feature_bias()]
+                .iter()
+                .all(|w| w.abs() <= 0.1)
+        );
+        assert!(
+            m.weights[shape.feature_bias()..shape.output_weights()]
+                .iter()
+                .all(|&w| w == 0.0)
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! The float network made the integer network of a net file: feature
+//! weights and biases times `qa`, output weights times `qb`, the output
+//! bias times `qa * qb`, each rounded and clamped to its integer range
+//! (the clamped weights counted); and the quantised network's loss, by
+//! integer inference, on held-out positions.
+
+use super::data::Samples;
+use super::model::{Model, sigmoid, target};
+use crate::engine::eval::nnue::{Activation, Network};
+use rayon::prelude::*;
+
+/// Accumulator quantisation: a float 1.0 is 255.
+pub const QA: i32 = 255;
+/// Output weight quantisation: a float 1.0 is 64.
+pub const QB: i32 = 64;
+
+/// A quantised network and how many of its weights were clamped.
+pub struct Quantised {
+    pub net: Network,
+    pub clamped: usize,
+}
+
+/// Round `x * factor`, clamped to i16, counting a clamp.
+fn to_i16(x: f32, factor: i32, clamped: &mut usize) -> i16 {
+    let q = (f64::from(x) * f64::from(factor)).round();
+    if q < f64::from(i16::MIN) || q > f64::from(i16::MAX) {
+        *clamped += 1;
+    }
+    q.clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
+}
+
+/// The integer network of `model`, for a variant whose layout hashes to
+/// `layout_hash`, with its provenance text.
+pub fn quantise(model: &Model, layout_hash: u64, scale: i32, provenance: String) -> Quantised {
+    let shape = model.shape;
+    let w = &model.weights;
+    let mut clamped = 0;
+    let mut many = |range: std::ops::Range<usize>, factor: i32| -> Vec<i16> {
+        w[range]
+            .iter()
+            .map(|&x| to_i16(x, factor, &mut clamped))
+            .collect()
+    };
+    let feature_weights = many(0..shape.feature_bias(), QA);
+    let feature_bias = many(shape.feature_bias()..shape.output_weights(), QA);
+    let output_weights = many(shape.output_weights()..shape.output_bias(), QB);
+    let bias = (f64::from(w[shape.output_bias()]) * f64::from(QA * QB)).round();
+    if bias.abs() > f64::from(i32::MAX) {
+        clamped += 1;
+    }
+    let output_bias = bias.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+    Quantised {
+        net: Network {
+            layout_hash,
+            inputs: shape.inputs as u32,
+            hidden: shape.hidden as u32,
+            activation: shape.activation,
+            qa: QA,
+            qb: QB,
+            scale,
+            provenance,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        },
+        clamped,
+    }
+}
+
+/// The evaluation of a position in centipawns by the integer network, from
+/// its two feature lists (the side to move's first), with `acc` as scratch:
+/// accumulators in i32, activations clamped to `0..=qa`, the output by the
+/// net file's formula in i64.
+pub fn evaluate(net: &Network, us: &[u32], them: &[u32], acc: &mut Vec<i32>) -> i64 {
+    let h = net.hidden as usize;
+    let qa = i64::from(net.qa);
+    let mut sum = 0i64;
+    for (side, features) in [us, them].into_iter().enumerate() {
+        acc.clear();
+        acc.extend(net.feature_bias.iter().map(|&b| i32::from(b)));
+        for &f in features {
+            let row = &net.feature_weights[f as usize * h..(f as usize + 1) * h];
+            for (a, &w) in acc.iter_mut().zip(row) {
+                *a += i32::from(w);
+            }
+        }
+        let weights = &net.output_weights[side * h..(side + 1) * h];
+        for (&a, &w) in acc.iter().zip(weights) {
+            let a = i64::from(a).clamp(0, qa);
+            sum += match net.activation {
+                Activation::ClippedRelu => a * i64::from(w),
+                Activation::SquaredClippedRelu => a * a * i64::from(w),
+            };
+        }
+    }
+    if net.activation == Activation::SquaredClippedRelu {
+        sum /= qa;
+    }
+    (sum + i64::from(net.output_bias)) * i64::from(net.scale) / (qa * i64::from(net.qb))
+}
+
+/// The quantised network's mean squared error on the positions `idx`: the
+/// evaluation by integer inference, in centipawns, against the same target
+/// as in training.
+pub fn quantised_loss(net: &Network, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
+    let scale = net.scale as f32;
+    let sums: Vec<f64> = idx
+        .par_chunks(4096)
+        .map(|c| {
+            let mut acc = Vec::new();
+            c.iter()
+                .map(|&i| {
+                    let s = samples.get(i as usize);
+                    let cp = evaluate(net, s.us, s.them, &mut acc);
+                    let e = sigmoid(cp as f32 / scale) - target(&s, lambda, scale);
+                    f64::from(e * e)
+                })
+                .sum::<f64>()
+        })
+        .collect();
+    sums.iter().sum::<f64>() / idx.len().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::data::Sample;
+    use super::super::model::Shape;
+    use super::*;
+
+    /// The integer network's evaluation is the float network's, within the
+    /// rounding of its weights, for both activations; weights too large for
+    /// i16 are clamped and counted.
+    #[test]
+    fn the_quantised_network_evaluates_as_the_float_one() {
+        let samples = Samples::new(vec![
+            Sample {
+                us: vec![0, 3, 5, 7],
+                them: vec![1, 2, 6],
+                score: 0.0,
+                result: 0.5,
+            },
+            Sample {
+                us: vec![2, 4],
+                them: vec![0, 5, 7],
+                score: 0.0,
+                result: 0.5,
+            },
+        ]);
+        for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
+            let shape = Shape {
+                inputs: 8,
+                hidden: 16,
+                activation,
+            };
+            let mut model = Model::new(shape, 4);
+            let fb = shape.feature_bias();
+            for k in 0..16 {
+                model.weights[fb + k] = 0.2 + 0.03 * k as f32;
+            }
+            model.weights[shape.output_bias()] = 0.15;
+            let q = quantise(&model, 77, 400, "test".into());
+            assert_eq!(q.clamped, 0);
+            assert_eq!((q.net.layout_hash, q.net.hidden, q.net.inputs), (77, 16, 8));
+            let mut acc = Vec::new();
+            for i in 0..samples.len() {
+                let s = samples.get(i);
+                let float = 400.0 * model.output(&s);
+                let int = evaluate(&q.net, s.us, s.them, &mut acc) as f32;
+                assert!(float.abs() > 5.0, "a test that sees the weights: {float}");
+                assert!(
+                    (float - int).abs() < 3.0,
+                    "{activation:?}: {float} vs {int}"
+                );
+            }
+            model.weights[3] = 200.0;
+            model.weights[shape.output_weights()] = -600.0;
+            assert_eq!(quantise(&model, 77, 400, String::new()).clamped, 2);
+        }
+    }
+}
