@@ -9,43 +9,12 @@ mod common;
 
 use amalgam::VariantSet;
 use amalgam::engine::eval::nnue::{Layout, Network};
-use common::data_dir;
-use std::process::Command;
+use common::{data_dir, number_after, run_amalgam_with_errors, scratch_dir, zoo_datagen};
 
 const USER_INI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/user-variants.ini");
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("amalgam-train-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    dir
-}
-
-/// Exit status, standard output and standard error of the engine's command
-/// line.
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_amalgam"))
-        .args(args)
-        .output()
-        .expect("run amalgam");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// The number after `label` in `text`.
-fn number_after(text: &str, label: &str) -> f64 {
-    let at = text
-        .find(label)
-        .unwrap_or_else(|| panic!("no '{label}' in {text}"));
-    text[at + label.len()..]
-        .trim_start()
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .next()
-        .and_then(|x| x.parse().ok())
-        .unwrap_or_else(|| panic!("no number after '{label}' in {text}"))
+    scratch_dir("train", name)
 }
 
 fn fixture() -> String {
@@ -88,7 +57,7 @@ fn the_loss_falls_and_the_net_reads_back_with_the_variants_layout() {
         "2",
     ];
     args.extend_from_slice(&FIT);
-    let (ok, out, err) = run(&args);
+    let (ok, out, err) = run_amalgam_with_errors(&args);
     assert!(ok, "{out}{err}");
     let before = number_after(&out, "loss before: training");
     let after = number_after(&out, "after: training");
@@ -144,7 +113,7 @@ fn the_same_seed_gives_the_same_net_on_one_and_two_threads() {
         let mut args = vec!["train", "chess", &data, "--out", &out_file];
         args.extend_from_slice(&FIT[..8]);
         args.extend_from_slice(&["--seed", seed, "--threads", threads]);
-        let (ok, out, err) = run(&args);
+        let (ok, out, err) = run_amalgam_with_errors(&args);
         assert!(ok, "{out}{err}");
         std::fs::read(&out_file).expect("net")
     };
@@ -180,7 +149,9 @@ fn bad_data_lines_and_arguments_are_refused() {
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 10 | 2",
     ] {
         std::fs::write(&file, format!("# comment\n{good}\n\n{bad}\n{good}\n")).expect("data");
-        let (ok, out, err) = run(&["train", "chess", &file, "--out", &out_file, "--epochs", "1"]);
+        let (ok, out, err) = run_amalgam_with_errors(&[
+            "train", "chess", &file, "--out", &out_file, "--epochs", "1",
+        ]);
         assert!(!ok, "{bad}: {out}");
         assert!(err.contains(&format!("{file}:4:")), "{bad}: {err}");
         assert!(err.contains("nothing trained"), "{bad}: {err}");
@@ -198,14 +169,15 @@ fn bad_data_lines_and_arguments_are_refused() {
     ] {
         let mut line = vec!["train", "chess", &file, "--out", &out_file];
         line.extend_from_slice(&args);
-        let (ok, out, err) = run(&line);
+        let (ok, out, err) = run_amalgam_with_errors(&line);
         assert!(!ok && err.contains(why), "{args:?}: {out}{err}");
         assert!(!std::path::Path::new(&out_file).exists(), "{args:?}");
     }
-    let (ok, _, err) = run(&["train", "chess", &path("missing"), "--out", &out_file]);
+    let (ok, _, err) =
+        run_amalgam_with_errors(&["train", "chess", &path("missing"), "--out", &out_file]);
     assert!(!ok && err.contains("missing"), "{err}");
     std::fs::write(&file, "# only a comment\n").expect("data");
-    let (ok, _, err) = run(&["train", "chess", &file, "--out", &out_file]);
+    let (ok, _, err) = run_amalgam_with_errors(&["train", "chess", &file, "--out", &out_file]);
     assert!(!ok && err.contains("no positions"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -215,23 +187,7 @@ fn a_user_variant_goes_through_datagen_and_train() {
     let dir = scratch("zoo");
     let path = |n: &str| dir.join(n).to_string_lossy().into_owned();
     let data = path("zoo.data");
-    let (ok, out, err) = run(&[
-        "--variants",
-        USER_INI,
-        "datagen",
-        "zoo",
-        "--games",
-        "20",
-        "--nodes",
-        "300",
-        "--seed",
-        "5",
-        "--threads",
-        "2",
-        "--out",
-        &data,
-    ]);
-    assert!(ok, "{out}{err}");
+    zoo_datagen("20", "300", &data);
     let net_file = path("zoo.nnue");
     let mut args = vec![
         "--variants",
@@ -244,7 +200,7 @@ fn a_user_variant_goes_through_datagen_and_train() {
     ];
     args.extend_from_slice(&FIT);
     args.extend_from_slice(&["--activation", "crelu"]);
-    let (ok, out, err) = run(&args);
+    let (ok, out, err) = run_amalgam_with_errors(&args);
     assert!(ok, "{out}{err}");
     let before = number_after(&out, "loss before: training");
     let after = number_after(&out, "after: training");

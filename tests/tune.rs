@@ -6,43 +6,12 @@
 
 mod common;
 
-use common::run_amalgam;
-use std::process::Command;
+use common::{number_after, run_amalgam, run_amalgam_with_errors, scratch_dir, zoo_datagen};
 
 const USER_INI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/user-variants.ini");
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("amalgam-tune-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    dir
-}
-
-/// Exit status, standard output and standard error of the engine's command
-/// line.
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_amalgam"))
-        .args(args)
-        .output()
-        .expect("run amalgam");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// The number after `label` in `text`.
-fn number_after(text: &str, label: &str) -> f64 {
-    let at = text
-        .find(label)
-        .unwrap_or_else(|| panic!("no '{label}' in {text}"));
-    text[at + label.len()..]
-        .trim_start()
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .next()
-        .and_then(|x| x.parse().ok())
-        .unwrap_or_else(|| panic!("no number after '{label}' in {text}"))
+    scratch_dir("tune", name)
 }
 
 /// The score line of a depth-1 search of `fen`.
@@ -62,23 +31,7 @@ fn a_user_variant_goes_through_datagen_and_tune() {
     let dir = scratch("zoo");
     let path = |n: &str| dir.join(n).to_string_lossy().into_owned();
     let data = path("zoo.data");
-    let (ok, out, err) = run(&[
-        "--variants",
-        USER_INI,
-        "datagen",
-        "zoo",
-        "--games",
-        "60",
-        "--nodes",
-        "400",
-        "--seed",
-        "5",
-        "--threads",
-        "2",
-        "--out",
-        &data,
-    ]);
-    assert!(ok, "{out}{err}");
+    zoo_datagen("60", "400", &data);
     let positions = std::fs::read_to_string(&data)
         .expect("data")
         .lines()
@@ -98,7 +51,7 @@ fn a_user_variant_goes_through_datagen_and_tune() {
             out_file,
         ];
         args.extend_from_slice(extra);
-        run(&args)
+        run_amalgam_with_errors(&args)
     };
     let fit = ["--epochs", "40", "--batch", "256", "--seed", "3"];
     let tune = |out_file: &str| tune_with(out_file, &fit);
@@ -182,7 +135,7 @@ fn a_user_variant_goes_through_datagen_and_tune() {
     // A fit starts from the variant's current weights (its file), or from
     // its defaults when asked: steps too small to move a weight write them.
     let tune_tuned = |out_file: &str, start: &str| {
-        run(&[
+        run_amalgam_with_errors(&[
             "--variants",
             &ini,
             "tune",
@@ -235,7 +188,8 @@ fn bad_data_lines_are_refused_with_file_and_line() {
         let file = path("bad.data");
         std::fs::write(&file, format!("# comment\n{good}\n{bad}\n{good}\n")).expect("data");
         let out_file = path("out.params");
-        let (ok, out, err) = run(&["tune", "chess", &file, "--out", &out_file, "--epochs", "1"]);
+        let (ok, out, err) =
+            run_amalgam_with_errors(&["tune", "chess", &file, "--out", &out_file, "--epochs", "1"]);
         assert!(!ok, "{bad}: {out}");
         assert!(err.contains(&format!("{file}:{line}:")), "{bad}: {err}");
         assert!(!std::path::Path::new(&out_file).exists(), "{bad}");

@@ -29,6 +29,13 @@ pub fn program(name: &str) -> std::path::PathBuf {
 /// Run the engine's command line with `args`: whether it succeeded, and its
 /// standard output.
 pub fn run_amalgam<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (bool, String) {
+    let (ok, out, _) = run_amalgam_with_errors(args);
+    (ok, out)
+}
+
+/// Run the engine's command line with `args`: whether it succeeded, its
+/// standard output and its standard error.
+pub fn run_amalgam_with_errors<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (bool, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
         .args(args)
         .output()
@@ -36,7 +43,54 @@ pub fn run_amalgam<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (bool, String) {
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// An empty scratch folder for the test `name` of the tests `group`.
+pub fn scratch_dir(group: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("amalgam-{group}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+/// The number after `label` in `text`.
+pub fn number_after(text: &str, label: &str) -> f64 {
+    let at = text
+        .find(label)
+        .unwrap_or_else(|| panic!("no '{label}' in {text}"));
+    text[at + label.len()..]
+        .trim_start()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no number after '{label}' in {text}"))
+}
+
+/// Self-play data of `zoo`, the variant of the tests' ini
+/// (`tests/data/user-variants.ini`): `games` games at `nodes` nodes a move,
+/// seed 5, appended to `out`.
+pub fn zoo_datagen(games: &str, nodes: &str, out: &str) {
+    let ini = data_dir().join("user-variants.ini");
+    let ini = ini.to_string_lossy();
+    let (ok, o, e) = run_amalgam_with_errors(&[
+        "--variants",
+        &ini,
+        "datagen",
+        "zoo",
+        "--games",
+        games,
+        "--nodes",
+        nodes,
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+        "--out",
+        out,
+    ]);
+    assert!(ok, "{o}{e}");
 }
 
 pub fn data_dir() -> std::path::PathBuf {
