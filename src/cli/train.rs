@@ -3,7 +3,7 @@
 
 use super::files::{load_data, number_in};
 use super::{CommandResult, MAX_THREADS, compile};
-use crate::engine::eval::nnue::{Activation, Layout, format::MAX_HIDDEN};
+use crate::engine::eval::nnue::{Activation, Layout, Net, format::MAX_HIDDEN};
 use crate::rules::variant_set::VariantSet;
 use crate::tools::train::{self, Epoch, Event, Samples, TrainOptions, Trained};
 use clap::builder::RangedU64ValueParser;
@@ -211,8 +211,11 @@ impl Train {
             last.map_or(trained.before, |e| (e.train_loss, e.validation_loss));
         // The quantised net's loss first, with a provenance to be replaced.
         let q = train::quantise(&trained.model, layout.hash(), SCALE, String::new());
+        let clamped = q.clamped;
+        let net = Net::new((*layout).clone(), q.net, &self.out)
+            .map_err(|e| format!("the trained net is refused: {e}"))?;
         let quantised = (!trained.validation.is_empty())
-            .then(|| train::quantised_loss(&q.net, samples, &trained.validation, opts.lambda));
+            .then(|| train::quantised_loss(&net, samples, &trained.validation, opts.lambda));
         let command: Vec<String> = std::iter::once("amalgam".to_string())
             .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
             .collect();
@@ -245,11 +248,11 @@ impl Train {
                 loss_text(validation_loss),
                 loss_text(quantised)
             ),
-            format!("Weights clamped in quantising: {}", q.clamped),
+            format!("Weights clamped in quantising: {clamped}"),
             "Data:".to_string(),
         ];
         provenance.extend(comments.iter().cloned());
-        let mut net = q.net;
+        let mut net = net.network().clone();
         net.provenance = provenance.join("\n");
         let out = &self.out;
         std::fs::write(out, net.to_bytes()).map_err(|e| format!("{out}: {e}"))?;
@@ -260,10 +263,7 @@ impl Train {
             loss_text(validation_loss),
             loss_text(quantised)
         );
-        crate::outln!(
-            "{} weight(s) clamped to the integer range in quantising",
-            q.clamped
-        );
+        crate::outln!("{clamped} weight(s) clamped to the integer range in quantising");
         crate::outln!(
             "{} positions x {} epochs in {seconds:.1} s on {} thread(s) ({per_thread:.0} positions x epochs per second per thread); written to {out}",
             trained.train_positions,
