@@ -176,7 +176,7 @@ impl Train {
         let mut on_event = |event: Event| match event {
             Event::Progress { epoch, done, total } => progress.show(epoch, done, total),
             Event::Epoch(e) => {
-                eprint!("\r{:60}\r", "");
+                eprint!("\r{:79}\r", "");
                 crate::outln!("{}", epoch_line(&e));
                 progress.started = Instant::now();
             }
