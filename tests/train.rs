@@ -3,13 +3,17 @@
 //! falls, the written net reads back with the variant's layout, the same
 //! seed gives the same net whatever the thread count, and bad data lines
 //! are refused with file and line; a variant defined only in the tests' ini
-//! goes through datagen and train.
+//! goes through datagen and train, and its net, named by the `nnue` key,
+//! loads and changes the evaluation.
 
 mod common;
 
 use amalgam::VariantSet;
 use amalgam::engine::eval::nnue::{Layout, Network};
-use common::{data_dir, number_after, run_amalgam_with_errors, scratch_dir, zoo_datagen};
+use common::{
+    data_dir, number_after, run_amalgam, run_amalgam_with_errors, scratch_dir, zoo_datagen,
+    zoo_scores_differ,
+};
 
 const USER_INI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/user-variants.ini");
 
@@ -212,6 +216,17 @@ fn a_user_variant_goes_through_datagen_and_train() {
         net.provenance.contains("amalgam datagen zoo"),
         "{}",
         net.provenance
+    );
+
+    // The net loads through the `nnue` key and changes the evaluation.
+    let ini = path("net.ini");
+    let user = std::fs::read_to_string(USER_INI).expect("ini");
+    std::fs::write(&ini, format!("{user}\n[zoo-net:zoo]\nnnue = zoo.nnue\n")).expect("ini");
+    let (ok, out) = run_amalgam(&["check", &ini]);
+    assert!(ok && out.contains("zoo.nnue ok: "), "{out}");
+    assert!(
+        zoo_scores_differ(&ini, "zoo-net"),
+        "the trained net changes no score"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -93,6 +93,31 @@ pub fn zoo_datagen(games: &str, nodes: &str, out: &str) {
     assert!(ok, "{o}{e}");
 }
 
+/// The score of a depth-1 search of `fen` in `variant` of the ini file
+/// `ini`, as the last `info depth 1` line gives it (`cp N` or `mate N`).
+fn depth_one_score(ini: &str, variant: &str, fen: &str) -> String {
+    let (ok, out) = run_amalgam(&["--variants", ini, "go", variant, fen, "--depth", "1"]);
+    assert!(ok, "{out}");
+    out.lines()
+        .filter(|l| l.starts_with("info depth 1 "))
+        .filter_map(|l| l.split(" score ").nth(1))
+        .map(|s| s.split(" nodes").next().unwrap_or("").to_string())
+        .next_back()
+        .unwrap_or_else(|| panic!("no score in {out}"))
+}
+
+/// Whether `zoo` and `other` (a variant of the ini file `ini` with zoo's
+/// men) score any of a few zoo positions differently at depth 1.
+pub fn zoo_scores_differ(ini: &str, other: &str) -> bool {
+    let fens = [
+        "lyzkzy/6/6/6/6/YZKZYL w - - 0 1",
+        "1yzkzy/6/6/2Z3/6/Y1K1YL w - - 0 1",
+        "lyzk2/6/1z4/6/6/YZK1YL b - - 0 1",
+    ];
+    fens.iter()
+        .any(|fen| depth_one_score(ini, "zoo", fen) != depth_one_score(ini, other, fen))
+}
+
 pub fn data_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")

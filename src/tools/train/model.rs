@@ -265,6 +265,26 @@ impl Gradient {
 }
 
 #[cfg(test)]
+impl Model {
+    /// A model for tests: random weights, and biases away from zero so that
+    /// they matter too.
+    pub(super) fn with_biases(inputs: usize, hidden: usize, activation: Activation) -> Model {
+        let shape = Shape {
+            inputs,
+            hidden,
+            activation,
+        };
+        let mut m = Model::new(shape, 4);
+        let fb = shape.feature_bias();
+        for k in 0..hidden {
+            m.weights[fb + k] = 0.2 + 0.03 * k as f32;
+        }
+        m.weights[shape.output_bias()] = 0.15;
+        m
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::super::data::Sample;
     use super::*;
@@ -292,18 +312,8 @@ mod tests {
     fn gradients_match_finite_differences() {
         let data = samples();
         for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
-            let shape = Shape {
-                inputs: 6,
-                hidden: 4,
-                activation,
-            };
-            let mut m = Model::new(shape, 9);
-            // Biases away from zero, so that they matter too.
-            let fb = shape.feature_bias();
-            for k in 0..4 {
-                m.weights[fb + k] = 0.3 + 0.05 * k as f32;
-            }
-            m.weights[shape.output_bias()] = 0.2;
+            let m = Model::with_biases(6, 4, activation);
+            let shape = m.shape;
             let idx = [0, 1];
             let mut flat = vec![0.0; shape.size()];
             let g = m.gradient(&data, &idx, 0.5, 400.0);

@@ -113,7 +113,6 @@ pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) ->
 #[cfg(test)]
 mod tests {
     use super::super::data::Sample;
-    use super::super::model::Shape;
     use super::*;
     use crate::engine::eval::nnue::{Activation, Layout};
 
@@ -139,17 +138,8 @@ mod tests {
             },
         ]);
         for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
-            let shape = Shape {
-                inputs: layout.inputs(),
-                hidden: 16,
-                activation,
-            };
-            let mut model = Model::new(shape, 4);
-            let fb = shape.feature_bias();
-            for k in 0..16 {
-                model.weights[fb + k] = 0.2 + 0.03 * k as f32;
-            }
-            model.weights[shape.output_bias()] = 0.15;
+            let mut model = Model::with_biases(layout.inputs(), 16, activation);
+            let shape = model.shape;
             let q = quantise(&model, layout.hash(), 400, "test".into());
             assert_eq!(q.clamped, 0);
             assert_eq!((q.net.hidden, q.net.inputs), (16, 768));
