@@ -126,14 +126,33 @@ impl Samples {
     }
 }
 
-/// The positions' indices shuffled by `seed` and split: the validation
-/// share (held out) and the rest, for training.
+/// Consecutive positions held out or kept together. A game's positions
+/// lie together in a data file and share its result: held out one by one,
+/// nearly every held-out position would have its game's other positions in
+/// training, and the validation loss would reward learning games by heart.
+/// In blocks, most held-out games are held out whole.
+pub const SPLIT_BLOCK: usize = 256;
+
+/// The positions' indices split by `seed`: the validation share (held
+/// out, whole blocks of [`SPLIT_BLOCK`] positions drawn at random) and the
+/// rest, for training, in file order.
 pub fn split(len: usize, validation: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
-    let mut order: Vec<u32> = (0..len as u32).collect();
-    Rng::new(seed).shuffle(&mut order);
+    let mut blocks: Vec<u32> = (0..len.div_ceil(SPLIT_BLOCK) as u32).collect();
+    Rng::new(seed).shuffle(&mut blocks);
     let held = ((len as f64 * validation.clamp(0.0, 1.0)) as usize).min(len);
-    let train = order.split_off(held);
-    (order, train)
+    let mut held_out = vec![false; len];
+    let mut count = 0;
+    for b in blocks {
+        if count >= held {
+            break;
+        }
+        let start = b as usize * SPLIT_BLOCK;
+        // The last block may be short; the final block taken may be cut.
+        let end = (start + SPLIT_BLOCK).min(len).min(start + held - count);
+        held_out[start..end].iter_mut().for_each(|h| *h = true);
+        count += end - start;
+    }
+    (0..len as u32).partition(|&i| held_out[i as usize])
 }
 
 #[cfg(test)]
@@ -187,6 +206,10 @@ mod tests {
     fn the_split_holds_out_its_share_by_the_seed() {
         let (valid, train) = split(1000, 0.1, 5);
         assert_eq!((valid.len(), train.len()), (100, 900));
+        assert!(valid.windows(2).all(|w| w[1] == w[0] + 1), "one block");
+        let (blocks, rest) = split(10_000, 0.25, 5);
+        assert_eq!((blocks.len(), rest.len()), (2500, 7500));
+        assert!(blocks.windows(2).filter(|w| w[1] != w[0] + 1).count() < 10);
         let mut all: Vec<u32> = valid.iter().chain(&train).copied().collect();
         all.sort_unstable();
         assert_eq!(all, (0..1000).collect::<Vec<u32>>());
