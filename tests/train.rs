@@ -177,6 +177,9 @@ fn bad_data_lines_and_arguments_are_refused() {
         assert!(!ok && err.contains(why), "{args:?}: {out}{err}");
         assert!(!std::path::Path::new(&out_file).exists(), "{args:?}");
     }
+    let nowhere = path("no/such/folder/x.nnue");
+    let (ok, _, err) = run_amalgam_with_errors(&["train", "chess", &file, "--out", &nowhere]);
+    assert!(!ok && err.contains("no such folder"), "{err}");
     let (ok, _, err) =
         run_amalgam_with_errors(&["train", "chess", &path("missing"), "--out", &out_file]);
     assert!(!ok && err.contains("missing"), "{err}");

@@ -154,6 +154,13 @@ impl Train {
         let (v, _) = compile(set, &self.variant)?;
         let layout = Layout::new(&v);
         let opts = self.options();
+        // A folder that is not there is found before the training, not after.
+        let out = std::path::Path::new(&self.out);
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            return Err(format!("{}: no such folder", dir.display()));
+        }
         let started = Instant::now();
         let loaded = load_data(&self.files, "nothing trained", |line| {
             train::sample(&v, &layout, line)
@@ -209,6 +216,11 @@ impl Train {
         let last = trained.epochs.last();
         let (train_loss, validation_loss) =
             last.map_or(trained.before, |e| (e.train_loss, e.validation_loss));
+        if trained.model.weights.iter().any(|w| !w.is_finite()) {
+            return Err(
+                "the training diverged (weights no longer finite): try a lower --lr".into(),
+            );
+        }
         // The quantised net's loss first, with a provenance to be replaced.
         let q = train::quantise(&trained.model, layout.hash(), SCALE, String::new());
         let clamped = q.clamped;
