@@ -162,8 +162,11 @@ impl Train {
             return Err(format!("{}: no such folder", dir.display()));
         }
         let started = Instant::now();
-        let loaded = load_data(&self.files, "nothing trained", |line| {
-            train::sample(&v, &layout, line)
+        // The reading too runs on the threads asked for.
+        let loaded = train::thread_pool(opts.threads)?.install(|| {
+            load_data(&self.files, "nothing trained", |line| {
+                train::sample(&v, &layout, line)
+            })
         })?;
         let samples = Samples::new(loaded.samples);
         if samples.is_empty() {

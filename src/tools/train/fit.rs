@@ -96,12 +96,14 @@ pub enum Event {
 /// What a run found.
 pub struct Trained {
     pub model: Model,
-    /// Training positions; validation positions' indices.
+    /// How many positions were trained on.
     pub train_positions: usize,
+    /// The indices of the held-out positions.
     pub validation: Vec<u32>,
     /// Training and validation loss of the starting weights.
     pub before: (f64, Option<f64>),
     pub epochs: Vec<Epoch>,
+    /// The threads the run had.
     pub threads: usize,
 }
 
@@ -112,6 +114,14 @@ pub fn mean_loss(model: &Model, samples: &Samples, idx: &[u32], lambda: f32, sca
         .map(|c| model.loss_sum(samples, c, lambda, scale))
         .collect();
     sums.iter().sum::<f64>() / idx.len().max(1) as f64
+}
+
+/// A pool of `threads` threads (0: every core).
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))
 }
 
 /// Fit a network of `inputs` features to `samples`; `on_event` hears of
@@ -127,10 +137,7 @@ pub fn train(
             "a feature index beyond the layout's {inputs} inputs"
         ));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
-        .build()
-        .map_err(|e| format!("cannot start {} threads: {e}", opts.threads))?;
+    let pool = thread_pool(opts.threads)?;
     let threads = pool.current_num_threads();
     pool.install(|| fit(samples, inputs, opts, on_event, threads))
 }

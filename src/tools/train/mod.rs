@@ -15,5 +15,5 @@ pub mod model;
 pub mod quantise;
 
 pub use data::{Sample, Samples, sample};
-pub use fit::{Epoch, Event, TrainOptions, Trained, train};
+pub use fit::{Epoch, Event, TrainOptions, Trained, thread_pool, train};
 pub use quantise::{Quantised, quantise, quantised_loss};
