@@ -242,10 +242,10 @@ impl<'a> Worker<'a> {
     /// Make a move in the searched line (the accumulators follow it).
     #[inline]
     fn make(&mut self, m: Move) {
-        if let Some(acc) = &mut self.nnue {
-            acc.push_move(&self.pos, m);
-        }
         self.pos.make(m);
+        if let Some(acc) = &mut self.nnue {
+            acc.push_move(&self.pos);
+        }
     }
 
     /// Make a null move in the searched line.

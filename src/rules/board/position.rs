@@ -342,6 +342,26 @@ impl Position {
         }
     }
 
+    /// The board changes of the last move made, read from its undo record:
+    /// (square, old contents, new contents) in the order they were made. A
+    /// square changed twice (a castling king landing where its partner
+    /// stood) appears twice, its second old contents what the first change
+    /// put there. Empty after a null move or with no move made.
+    pub fn last_changes(&self) -> ArrayVec<(u8, Cell, Cell), 4> {
+        let mut out = ArrayVec::new();
+        let Some(undo) = self.history.last() else {
+            return out;
+        };
+        for (i, &(sq, old)) in undo.changed.iter().enumerate() {
+            let new = undo.changed[i + 1..]
+                .iter()
+                .find(|c| c.0 == sq)
+                .map_or(self.b.cells[sq as usize], |c| c.1);
+            out.push((sq, old, new));
+        }
+        out
+    }
+
     /// Take back the last move made.
     pub fn unmake(&mut self) {
         let Some(undo) = self.history.pop() else {

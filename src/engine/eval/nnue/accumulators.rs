@@ -7,7 +7,7 @@
 
 use super::net::Net;
 use crate::rules::board::Position;
-use crate::rules::types::{Cell, Color, Move, Square};
+use crate::rules::types::{Cell, Color};
 use arrayvec::ArrayVec;
 use std::sync::Arc;
 
@@ -65,22 +65,11 @@ impl Accumulators {
         self.plies[0].computed = true;
     }
 
-    /// Before `mv` is made on `pos`: push the entry of the position after it.
+    /// After a move is made on `pos`: push the entry of the position it
+    /// reached, from the board changes the position recorded.
     #[inline]
-    pub fn push_move(&mut self, pos: &Position, mv: Move) {
-        let mut changes = ArrayVec::new();
-        for (sq, new) in pos.changes(mv) {
-            // A square changed twice (a castling king landing where its
-            // partner stood) had, the second time, what the first change
-            // put there.
-            let old = changes
-                .iter()
-                .rev()
-                .find(|c: &&Change| c.0 == sq)
-                .map_or_else(|| pos.cell(Square(sq)), |c| c.2);
-            changes.push((sq, old, new));
-        }
-        self.push(changes);
+    pub fn push_move(&mut self, pos: &Position) {
+        self.push(pos.last_changes());
     }
 
     /// Push the entry of a null move (no feature changes).

@@ -153,8 +153,8 @@ fn incremental_accumulators_match_scratch_along_random_games() {
                     break;
                 };
                 special(&pos, m, &mut seen);
-                acc.push_move(&pos, m);
                 pos.make(m);
+                acc.push_move(&pos);
                 assert_current(&mut acc, &pos, &what);
                 let mut depth = 0;
                 for _ in 0..rng.next_u64() % 4 {
@@ -163,8 +163,8 @@ fn incremental_accumulators_match_scratch_along_random_games() {
                         pos.make_null();
                     } else if let Some(m) = pick(&mut pos, &mut rng, &mut list) {
                         special(&pos, m, &mut seen);
-                        acc.push_move(&pos, m);
                         pos.make(m);
+                        acc.push_move(&pos);
                     } else {
                         break;
                     }
@@ -244,10 +244,10 @@ fn kernels_agree_on_random_positions() {
                     let Some(m) = pick(&mut pos, &mut rng, &mut list) else {
                         break;
                     };
-                    for a in &mut accs {
-                        a.push_move(&pos, m);
-                    }
                     pos.make(m);
+                    for a in &mut accs {
+                        a.push_move(&pos);
+                    }
                     let scores: Vec<i32> = accs.iter_mut().map(|a| a.evaluate(&pos)).collect();
                     assert_eq!(scores[0], scores[1], "{}", pos.to_fen());
                     let (w0, b0) = accs[0].current();
