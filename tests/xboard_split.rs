@@ -15,7 +15,7 @@ use amalgam::protocol::xboard::moves::{Gui, from_gui};
 use amalgam::protocol::xboard::setup::setup_lines;
 use amalgam::protocol::xboard::split::{SplitTable, lines_for};
 use amalgam::rules::game::outcome;
-use amalgam::rules::types::{Color, Move, MoveKind, Square};
+use amalgam::rules::types::{Move, MoveKind, Square};
 use amalgam::{Position, VariantSet};
 use common::Rng;
 use common::session::Session;
@@ -183,13 +183,7 @@ impl GuiModel {
         for rank in 0..self.ranks {
             for file in 0..self.files {
                 let c = pos.cell(Square::new(file, rank));
-                let game = c.is_piece().then(|| {
-                    let l = v.piece(c.kind()).letter;
-                    match c.color() {
-                        Color::White => l.to_ascii_uppercase(),
-                        Color::Black => l,
-                    }
-                });
+                let game = c.is_piece().then(|| v.letter(c.kind(), c.color()));
                 let gui = self.board[file + rank * self.files];
                 if gui != game {
                     out.push(format!(

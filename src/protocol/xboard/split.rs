@@ -115,7 +115,7 @@ impl SplitTable {
                 } else {
                     None
                 };
-                entries[r][c + 1] = left.map(|t| letter(v, Cell::piece(t, color)));
+                entries[r][c + 1] = left.map(|t| v.letter(t, color));
             }
         }
         SplitTable { men, entries }
@@ -172,25 +172,17 @@ impl SplitTable {
 
 /// The type and colour of the man the GUI writes `letter`.
 fn man(v: &Variant, letter: char) -> Option<(PieceType, Color)> {
-    let t = v
-        .pieces
-        .iter()
-        .position(|p| p.letter == letter.to_ascii_lowercase())?;
     let color = if letter.is_ascii_uppercase() {
         Color::White
     } else {
         Color::Black
     };
-    Some((PieceType(t as u8), color))
+    Some((v.type_of_letter(letter)?, color))
 }
 
 /// The letter the GUI writes for a man (White's upper case).
 fn letter(v: &Variant, cell: Cell) -> char {
-    let l = v.piece(cell.kind()).letter;
-    match cell.color() {
-        Color::White => l.to_ascii_uppercase(),
-        Color::Black => l,
-    }
+    v.letter(cell.kind(), cell.color())
 }
 
 /// Every line the engine sends for its move `mv` in `pos` to a GUI with
@@ -205,10 +197,14 @@ pub fn lines_for(pos: &Position, mv: Move, table: &SplitTable) -> Vec<String> {
     if mv.kind() == MoveKind::Castle || legs.len() != 1 || !here.is_piece() {
         return moves;
     }
-    let mut after = pos.clone();
-    after.make(mv);
-    let left = after.cell(mv.from());
-    let left = left.is_piece().then(|| letter(v, left));
+    // What the move leaves on its origin.
+    let left = pos
+        .changes(mv)
+        .iter()
+        .find(|c| c.0 == mv.from().0)
+        .map(|c| c.1)
+        .filter(|c| c.is_piece())
+        .map(|c| letter(v, c));
     let suffix = legs[0]
         .chars()
         .last()
