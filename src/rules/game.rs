@@ -20,6 +20,13 @@ impl Outcome {
         }
     }
 
+    /// The outcome a PGN result text names (`1-0`, `0-1`, `1/2-1/2`).
+    pub fn from_pgn(text: &str) -> Option<Outcome> {
+        [Outcome::WhiteWins, Outcome::BlackWins, Outcome::Draw]
+            .into_iter()
+            .find(|o| o.pgn() == text)
+    }
+
     fn win_for(c: Color) -> Outcome {
         match c {
             Color::White => Outcome::WhiteWins,

@@ -108,12 +108,10 @@ fn read_game(g: &PgnGame, file: &str) -> Result<Game, StatsError> {
         (Some(r), _) | (None, Some(r)) => r,
         (None, None) => return Err(fail("no result, in the tags or the move text".into())),
     };
-    let result = match result {
-        "1-0" => Some(Outcome::WhiteWins),
-        "0-1" => Some(Outcome::BlackWins),
-        "1/2-1/2" => Some(Outcome::Draw),
-        "*" => None,
-        r => {
+    let result = match (result, Outcome::from_pgn(result)) {
+        (_, Some(o)) => Some(o),
+        ("*", None) => None,
+        (r, None) => {
             return Err(fail(format!(
                 "result '{r}' is none of 1-0, 0-1, 1/2-1/2 and *"
             )));

@@ -376,12 +376,7 @@ impl Player for XboardPlayer {
 /// A result claim line: `1-0 {White mates}` and the like.
 fn claim(line: &str) -> Option<(Outcome, String)> {
     let (result, reason) = line.split_once(' ').unwrap_or((line, ""));
-    let outcome = match result {
-        "1-0" => Outcome::WhiteWins,
-        "0-1" => Outcome::BlackWins,
-        "1/2-1/2" => Outcome::Draw,
-        _ => return None,
-    };
+    let outcome = Outcome::from_pgn(result)?;
     Some((outcome, reason.trim().trim_matches(['{', '}']).to_string()))
 }
 
