@@ -113,6 +113,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--lr",
             "--lr-drop",
             "--activation",
+            "--no-factoriser",
         ],
     ),
     (&["pictures"], &["--out"]),

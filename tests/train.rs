@@ -80,6 +80,9 @@ fn the_loss_falls_and_the_net_reads_back_with_the_variants_layout() {
         out.contains("positions x epochs per second per thread"),
         "{out}"
     );
+    // The hand-written evaluation's loss on the same positions, to compare.
+    let hce = number_after(&out, "(the measure to beat):");
+    assert!(hce > 0.0 && hce < 0.25, "{out}");
 
     let net = read_net(&net_file);
     let chess = layout(None, "chess");
@@ -91,6 +94,8 @@ fn the_loss_falls_and_the_net_reads_back_with_the_variants_layout() {
     for words in [
         "Command: amalgam train chess",
         "Seed 3; hidden 16",
+        "factoriser on",
+        "The hand-written evaluation's validation loss: 0.",
         "Positions: ",
         "amalgam datagen chess: 16 games, seed 1",
     ] {

@@ -38,9 +38,20 @@ pub(super) fn number_in(
 pub(super) fn load_data<T: Send>(
     files: &[String],
     nothing: &str,
-    sample: impl Fn(DataLine) -> Result<T, String> + Sync,
+    sample: impl Fn(DataLine) -> Result<T, String> + Sync + Send,
 ) -> Result<Loaded<T>, String> {
-    datafile::load(files, sample).map_err(|e| {
+    load_data_with(files, nothing, || (), |_, line| sample(line))
+}
+
+/// [`load_data`] with a working state per thread (see
+/// [`datafile::load_with`]).
+pub(super) fn load_data_with<S, T: Send>(
+    files: &[String],
+    nothing: &str,
+    init: impl Fn() -> S + Sync + Send,
+    sample: impl Fn(&mut S, DataLine) -> Result<T, String> + Sync + Send,
+) -> Result<Loaded<T>, String> {
+    datafile::load_with(files, init, sample).map_err(|e| {
         if let LoadError::BadLines { errors, .. } = &e {
             for line in errors.iter().take(10) {
                 eprintln!("error: {line}");

@@ -1,11 +1,14 @@
 //! `amalgam train`: a network for the neural evaluation fitted to datagen
 //! files, quantised and written as a net file with its provenance.
 
-use super::files::{load_data, number_in};
+use super::files::{load_data_with, number_in};
 use super::{CommandResult, MAX_THREADS, compile};
+use crate::engine::eval::PawnCache;
 use crate::engine::eval::nnue::{Activation, Layout, Net, format::MAX_HIDDEN};
 use crate::rules::variant_set::VariantSet;
-use crate::tools::train::{self, Epoch, Event, Samples, TrainOptions, Trained};
+use crate::tools::train::{
+    self, Baseline, Epoch, Event, Factoriser, Samples, TrainOptions, Trained,
+};
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, ValueEnum};
 use std::ffi::OsString;
@@ -79,6 +82,10 @@ pub struct Train {
     /// The hidden layer's activation
     #[arg(long, value_enum, default_value_t = ActivationArg::Screlu)]
     activation: ActivationArg,
+    /// Train without the factoriser (a shared row per colour and kind,
+    /// folded into the squares' rows at the end)
+    #[arg(long)]
+    no_factoriser: bool,
 }
 
 /// A finished fit and what it was fitted to.
@@ -151,7 +158,7 @@ impl Train {
 
     /// `args`: the whole command line, recorded in the net file.
     pub(super) fn run(&self, set: &VariantSet, args: &[OsString]) -> CommandResult {
-        let (v, _) = compile(set, &self.variant)?;
+        let (v, eval) = compile(set, &self.variant)?;
         let layout = Layout::new(&v);
         let opts = self.options();
         // A folder that is not there is found before the training, not after.
@@ -161,12 +168,20 @@ impl Train {
         {
             return Err(format!("{}: no such folder", dir.display()));
         }
+        let factoriser =
+            (!self.no_factoriser).then(|| Factoriser::new(layout.inputs(), layout.squares()));
         let started = Instant::now();
         // The reading too runs on the threads asked for.
         let loaded = train::thread_pool(opts.threads)?.install(|| {
-            load_data(&self.files, "nothing trained", |line| {
-                train::sample(&v, &layout, line)
-            })
+            load_data_with(
+                &self.files,
+                "nothing trained",
+                || Baseline {
+                    tables: &eval,
+                    pawns: PawnCache::new(),
+                },
+                |hce, line| train::sample(&v, &layout, factoriser.as_ref(), hce, line),
+            )
         })?;
         let samples = Samples::new(loaded.samples);
         if samples.is_empty() {
@@ -192,7 +207,11 @@ impl Train {
             }
         };
         let fit = Instant::now();
-        let trained = train::train(&samples, layout.inputs(), &opts, &mut on_event)?;
+        let rows = factoriser.map_or(layout.inputs(), |f| f.rows());
+        let mut trained = train::train(&samples, rows, &opts, &mut on_event)?;
+        if let Some(f) = factoriser {
+            trained.model = f.fold(&trained.model);
+        }
         let finished = Finished {
             variant: &v.name,
             layout: &layout,
@@ -216,9 +235,12 @@ impl Train {
             seconds,
             comments,
         } = f;
-        let last = trained.epochs.last();
+        let chosen = trained
+            .best_epoch
+            .checked_sub(1)
+            .and_then(|i| trained.epochs.get(i));
         let (train_loss, validation_loss) =
-            last.map_or(trained.before, |e| (e.train_loss, e.validation_loss));
+            chosen.map_or(trained.before, |e| (e.train_loss, e.validation_loss));
         if trained.model.weights.iter().any(|w| !w.is_finite()) {
             return Err(
                 "the training diverged (weights no longer finite): try a lower --lr".into(),
@@ -241,10 +263,11 @@ impl Train {
             format!("Network for {variant}, trained by amalgam train."),
             format!("Command: {}", command.join(" ")),
             format!(
-                "Seed {}; hidden {}; activation {:?}; epochs {}; lambda {}; lr {}; lr drop {} epoch(s); batch {}",
+                "Seed {}; hidden {}; activation {:?}; factoriser {}; epochs {}; lambda {}; lr {}; lr drop {} epoch(s); batch {}",
                 opts.seed,
                 opts.hidden,
                 opts.activation,
+                if self.no_factoriser { "off" } else { "on" },
                 opts.epochs,
                 opts.lambda,
                 opts.rate,
@@ -263,6 +286,14 @@ impl Train {
                 loss_text(validation_loss),
                 loss_text(quantised)
             ),
+            format!(
+                "The hand-written evaluation's validation loss: {}",
+                loss_text(trained.baseline)
+            ),
+            format!(
+                "Written: the net of epoch {} (the lowest validation loss)",
+                trained.best_epoch
+            ),
             format!("Weights clamped in quantising: {clamped}"),
             "Data:".to_string(),
         ];
@@ -277,6 +308,14 @@ impl Train {
             loss_text(trained.before.1),
             loss_text(validation_loss),
             loss_text(quantised)
+        );
+        crate::outln!(
+            "the hand-written evaluation's validation loss (the measure to beat): {}",
+            loss_text(trained.baseline)
+        );
+        crate::outln!(
+            "the net of epoch {} is written (the lowest validation loss)",
+            trained.best_epoch
         );
         crate::outln!("{clamped} weight(s) clamped to the integer range in quantising");
         crate::outln!(

@@ -66,6 +66,17 @@ pub fn read_data<T: Send>(
     file: &str,
     sample: impl Fn(DataLine) -> Result<T, String> + Sync,
 ) -> Result<Vec<T>, Vec<DataError>> {
+    read_data_with(text, file, || (), |_, line| sample(line))
+}
+
+/// [`read_data`] with a working state per thread (made by `init`, e.g. an
+/// evaluation's caches) lent to `sample`.
+pub fn read_data_with<S, T: Send>(
+    text: &str,
+    file: &str,
+    init: impl Fn() -> S + Sync + Send,
+    sample: impl Fn(&mut S, DataLine) -> Result<T, String> + Sync + Send,
+) -> Result<Vec<T>, Vec<DataError>> {
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -74,9 +85,9 @@ pub fn read_data<T: Send>(
         .collect();
     let parsed: Vec<Result<T, DataError>> = lines
         .par_iter()
-        .map(|&(n, l)| {
+        .map_init(&init, |state, &(n, l)| {
             parse_line(l)
-                .and_then(&sample)
+                .and_then(|line| sample(state, line))
                 .map_err(|message| DataError {
                     file: file.to_string(),
                     line: n,
@@ -134,7 +145,16 @@ pub struct Loaded<T> {
 /// has a bad line ends the reading.
 pub fn load<T: Send>(
     files: &[String],
-    sample: impl Fn(DataLine) -> Result<T, String> + Sync,
+    sample: impl Fn(DataLine) -> Result<T, String> + Sync + Send,
+) -> Result<Loaded<T>, LoadError> {
+    load_with(files, || (), |_, line| sample(line))
+}
+
+/// [`load`] with a working state per thread, as in [`read_data_with`].
+pub fn load_with<S, T: Send>(
+    files: &[String],
+    init: impl Fn() -> S + Sync + Send,
+    sample: impl Fn(&mut S, DataLine) -> Result<T, String> + Sync + Send,
 ) -> Result<Loaded<T>, LoadError> {
     let mut loaded = Loaded {
         samples: Vec::new(),
@@ -153,10 +173,11 @@ pub fn load<T: Send>(
                 .take(20)
                 .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
         );
-        let samples = read_data(&text, file, &sample).map_err(|errors| LoadError::BadLines {
-            file: file.clone(),
-            errors,
-        })?;
+        let samples =
+            read_data_with(&text, file, &init, &sample).map_err(|errors| LoadError::BadLines {
+                file: file.clone(),
+                errors,
+            })?;
         loaded.samples.extend(samples);
     }
     Ok(loaded)

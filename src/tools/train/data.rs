@@ -3,7 +3,9 @@
 //! result from the side to move's side, packed into one array of features;
 //! and the seeded split into training and validation positions.
 
+use super::factor::Factoriser;
 use crate::engine::eval::nnue::Layout;
+use crate::engine::eval::{EvalTables, PawnCache, evaluate};
 use crate::rules::board::Position;
 use crate::rules::types::Color;
 use crate::rules::variant::Variant;
@@ -22,10 +24,25 @@ pub struct Sample {
     pub score: f32,
     /// The game's result: 1 a win for the side to move, 0 a loss.
     pub result: f32,
+    /// The hand-written evaluation's static score in centipawns, the
+    /// measure a network must beat.
+    pub baseline: f32,
+}
+
+/// The hand-written evaluation, as [`sample`] consults it.
+pub struct Baseline<'a> {
+    pub tables: &'a EvalTables,
+    pub pawns: PawnCache,
 }
 
 /// A data line's position as the trainer sees it.
-pub fn sample(variant: &Arc<Variant>, layout: &Layout, line: DataLine) -> Result<Sample, String> {
+pub fn sample(
+    variant: &Arc<Variant>,
+    layout: &Layout,
+    factoriser: Option<&Factoriser>,
+    baseline: &mut Baseline,
+    line: DataLine,
+) -> Result<Sample, String> {
     let pos = Position::from_fen(variant.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
     let stm = pos.side_to_move();
     let (mut us, mut them) = (Vec::new(), Vec::new());
@@ -33,6 +50,10 @@ pub fn sample(variant: &Arc<Variant>, layout: &Layout, line: DataLine) -> Result
     layout.active(&pos, stm.flip(), &mut them);
     us.sort_unstable();
     them.sort_unstable();
+    if let Some(fz) = factoriser {
+        fz.extend(&mut us);
+        fz.extend(&mut them);
+    }
     let (score, result) = if stm == Color::White {
         (line.score, line.result)
     } else {
@@ -48,6 +69,7 @@ pub fn sample(variant: &Arc<Variant>, layout: &Layout, line: DataLine) -> Result
         them,
         score: score as f32,
         result: result as f32,
+        baseline: evaluate(baseline.tables, &pos, &mut baseline.pawns) as f32,
     })
 }
 
@@ -59,6 +81,7 @@ struct Entry {
     them: u16,
     score: f32,
     result: f32,
+    baseline: f32,
 }
 
 /// A position's view into [`Samples`].
@@ -68,6 +91,7 @@ pub struct SampleRef<'a> {
     pub them: &'a [u32],
     pub score: f32,
     pub result: f32,
+    pub baseline: f32,
 }
 
 /// Every position, its features in one array (a vector a position would
@@ -93,6 +117,7 @@ impl Samples {
                 them: s.them.len() as u16,
                 score: s.score,
                 result: s.result,
+                baseline: s.baseline,
             });
             packed.features.extend_from_slice(&s.us);
             packed.features.extend_from_slice(&s.them);
@@ -122,6 +147,7 @@ impl Samples {
             them: &self.features[mid..mid + usize::from(e.them)],
             score: e.score,
             result: e.result,
+            baseline: e.baseline,
         }
     }
 }
@@ -163,21 +189,33 @@ mod tests {
 
     #[test]
     fn both_perspectives_are_taken_from_the_side_to_move() {
-        let (v, _) = crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
+        let (v, eval) =
+            crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
         let layout = Layout::new(&v);
+        let mut hce = Baseline {
+            tables: &eval,
+            pawns: PawnCache::new(),
+        };
         let fen = "4k3/8/8/8/8/8/3P4/4K3";
         let white = sample(
             &v,
             &layout,
+            None,
+            &mut hce,
             parse_line(&format!("{fen} w - - 0 1 | 120 | 1.0")).expect("line"),
         )
         .expect("sample");
         let black = sample(
             &v,
             &layout,
+            None,
+            &mut hce,
             parse_line(&format!("{fen} b - - 0 1 | 120 | 1.0")).expect("line"),
         )
         .expect("sample");
+        // The hand-written score is the side to move's: a pawn up for White.
+        assert!(white.baseline > 50.0, "{}", white.baseline);
+        assert!(black.baseline < -50.0, "{}", black.baseline);
         assert_eq!((white.score, white.result), (120.0, 1.0));
         assert_eq!((black.score, black.result), (-120.0, 0.0));
         assert_eq!((white.us.len(), white.them.len()), (3, 3));
@@ -188,6 +226,8 @@ mod tests {
         let bad = sample(
             &v,
             &layout,
+            None,
+            &mut hce,
             parse_line("8/8 w - - 0 1 | 1 | 1.0").expect("line"),
         );
         assert!(bad.is_err_and(|e| e.starts_with("bad FEN")));

@@ -5,7 +5,7 @@
 
 use super::adam::{Adam, AdamSettings};
 use super::data::{Samples, split};
-use super::model::{Model, Shape};
+use super::model::{Model, Shape, sigmoid, target};
 use crate::engine::eval::nnue::Activation;
 use crate::util::rng::Rng;
 use rayon::prelude::*;
@@ -102,7 +102,12 @@ pub struct Trained {
     pub validation: Vec<u32>,
     /// Training and validation loss of the starting weights.
     pub before: (f64, Option<f64>),
+    /// The hand-written evaluation's validation loss.
+    pub baseline: Option<f64>,
     pub epochs: Vec<Epoch>,
+    /// The epoch whose weights `model` holds: the one with the lowest
+    /// validation loss, else the last (0: no epoch ran).
+    pub best_epoch: usize,
     /// The threads the run had.
     pub threads: usize,
 }
@@ -112,6 +117,24 @@ pub fn mean_loss(model: &Model, samples: &Samples, idx: &[u32], lambda: f32, sca
     let sums: Vec<f64> = idx
         .par_chunks(LOSS_CHUNK)
         .map(|c| model.loss_sum(samples, c, lambda, scale))
+        .collect();
+    sums.iter().sum::<f64>() / idx.len().max(1) as f64
+}
+
+/// Mean squared error over `idx` of the hand-written evaluation's scores
+/// (each sample's baseline) under the same target: what a net must beat.
+pub fn baseline_loss(samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
+    let sums: Vec<f64> = idx
+        .par_chunks(LOSS_CHUNK)
+        .map(|c| {
+            c.iter()
+                .map(|&i| {
+                    let s = samples.get(i as usize);
+                    let e = sigmoid(s.baseline / scale) - target(&s, lambda, scale);
+                    f64::from(e * e)
+                })
+                .sum::<f64>()
+        })
         .collect();
     sums.iter().sum::<f64>() / idx.len().max(1) as f64
 }
@@ -174,6 +197,10 @@ fn fit(
     let mut grad = vec![0.0f32; shape.size()];
     let batch = opts.batch.max(1);
     let mut epochs = Vec::with_capacity(opts.epochs);
+    // The weights of the epoch with the lowest validation loss so far: a
+    // net that overfits its few games is written as it was at its best.
+    let mut best: Option<(f64, Vec<f32>)> = None;
+    let mut best_epoch = opts.epochs;
     for number in 1..=opts.epochs {
         let started = Instant::now();
         rng.shuffle(&mut train);
@@ -211,13 +238,26 @@ fn fit(
         };
         on_event(Event::Epoch(epoch));
         epochs.push(epoch);
+        if let Some(v) = epoch.validation_loss
+            && best.as_ref().is_none_or(|(b, _)| v < *b)
+        {
+            best = Some((v, model.weights.clone()));
+            best_epoch = number;
+        }
     }
+    if let Some((_, weights)) = best {
+        model.weights = weights;
+    }
+    let baseline =
+        (!validation.is_empty()).then(|| baseline_loss(samples, &validation, lambda, scale));
     Ok(Trained {
         model,
         train_positions: train.len(),
         validation,
         before,
+        baseline,
         epochs,
+        best_epoch,
         threads,
     })
 }
@@ -245,6 +285,7 @@ mod tests {
                         them,
                         score,
                         result: 0.5,
+                        baseline: 0.0,
                     }
                 })
                 .collect(),
@@ -280,6 +321,32 @@ mod tests {
             panic!("no validation loss");
         };
         assert!(after < before / 4.0, "validation {before} -> {after}");
+        // The weights kept are those of the epoch with the lowest
+        // validation loss, and give that loss again.
+        let best = one
+            .epochs
+            .iter()
+            .min_by(|a, b| {
+                a.validation_loss
+                    .partial_cmp(&b.validation_loss)
+                    .expect("loss")
+            })
+            .expect("epochs");
+        assert_eq!(one.best_epoch, best.number);
+        let again = mean_loss(&one.model, &samples, &one.validation, 1.0, 400.0);
+        assert_eq!(Some(again), best.validation_loss);
+        // Without a validation share, the last epoch's weights.
+        let blind = train(
+            &samples,
+            40,
+            &TrainOptions {
+                validation: 0.0,
+                ..opts(1)
+            },
+            &mut |_| {},
+        )
+        .expect("train");
+        assert_eq!(blind.best_epoch, 6);
         let other = train(
             &samples,
             40,

@@ -296,12 +296,14 @@ mod tests {
                 them: vec![1, 2],
                 score: 150.0,
                 result: 1.0,
+                baseline: 0.0,
             },
             Sample {
                 us: vec![2, 4],
                 them: vec![0, 5],
                 score: -80.0,
                 result: 0.5,
+                baseline: 0.0,
             },
         ])
     }

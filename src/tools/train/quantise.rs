@@ -69,7 +69,7 @@ pub fn quantise(model: &Model, layout_hash: u64, scale: i32, provenance: String)
 }
 
 /// The evaluation of a position in centipawns by the integer network, from
-/// its two feature lists (the side to move's first): the accumulators built
+/// its two sorted feature lists (the side to move's first): the accumulators built
 /// with the net's kernel, the output by the net's own formula.
 pub fn evaluate(net: &Net, us: &[u32], them: &[u32], acc: &mut [Vec<i16>; 2]) -> i32 {
     let n = net.network();
@@ -77,7 +77,10 @@ pub fn evaluate(net: &Net, us: &[u32], them: &[u32], acc: &mut [Vec<i16>; 2]) ->
     for (a, features) in acc.iter_mut().zip([us, them]) {
         a.clear();
         a.extend_from_slice(&n.feature_bias);
-        for chunk in features.chunks(8) {
+        // A factoriser's virtual features (above the net's inputs) were
+        // folded into the real ones.
+        let real = features.partition_point(|&f| f < n.inputs);
+        for chunk in features[..real].chunks(8) {
             let rows: Vec<&[i16]> = chunk
                 .iter()
                 .map(|&f| &n.feature_weights[f as usize * h..(f as usize + 1) * h])
@@ -129,12 +132,14 @@ mod tests {
                 them: vec![1, 2, 767],
                 score: 0.0,
                 result: 0.5,
+                baseline: 0.0,
             },
             Sample {
                 us: vec![2, 4],
                 them: vec![0, 5, 7],
                 score: 0.0,
                 result: 0.5,
+                baseline: 0.0,
             },
         ]);
         for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {

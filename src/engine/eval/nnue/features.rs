@@ -63,6 +63,12 @@ impl Layout {
         2 * self.kinds * self.width * self.height
     }
 
+    /// Squares of the board: the features of one (colour, kind), which
+    /// lie together.
+    pub fn squares(&self) -> usize {
+        self.width * self.height
+    }
+
     /// Stable hash (FNV-1a over board width, height and each kind's
     /// identifying text: its letter and Betza), written in net files.
     pub fn hash(&self) -> u64 {

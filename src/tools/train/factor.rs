@@ -1,0 +1,126 @@
+//! The factoriser: while training, every feature (colour, kind, square)
+//! has a second, virtual feature (colour, kind) that all squares of the
+//! kind share. A kind's common worth (its material, roughly) is then
+//! learnt from every position it appears in, not square by square, which
+//! matters most when the data are few and the kinds many (stacks). The
+//! virtual rows are folded into the real ones when training ends, so the
+//! net file and the engine never see them.
+
+use super::model::{Model, Shape};
+
+/// The virtual features of a layout of `inputs` real features, `squares`
+/// squares per (colour, kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Factoriser {
+    inputs: usize,
+    squares: usize,
+}
+
+impl Factoriser {
+    /// The factoriser of `inputs` real features laid out kind by kind,
+    /// `squares` features a kind (the board's squares).
+    pub fn new(inputs: usize, squares: usize) -> Factoriser {
+        Factoriser {
+            inputs,
+            squares: squares.max(1),
+        }
+    }
+
+    /// How many virtual features there are.
+    pub fn factors(&self) -> usize {
+        self.inputs.div_ceil(self.squares)
+    }
+
+    /// Real and virtual features together.
+    pub fn rows(&self) -> usize {
+        self.inputs + self.factors()
+    }
+
+    /// Append each real feature's virtual one to `features` (the list stays
+    /// sorted when it was, all virtual indices lying above the real ones).
+    pub fn extend(&self, features: &mut Vec<u32>) {
+        let real = features.len();
+        for i in 0..real {
+            let v = (self.inputs + features[i] as usize / self.squares) as u32;
+            features.push(v);
+        }
+        features[real..].sort_unstable();
+    }
+
+    /// The model of the real features alone: each real row plus its
+    /// virtual row, the rest as it was. `model` must have `rows()` inputs.
+    pub fn fold(&self, model: &Model) -> Model {
+        let h = model.shape.hidden;
+        debug_assert_eq!(model.shape.inputs, self.rows());
+        let shape = Shape {
+            inputs: self.inputs,
+            ..model.shape
+        };
+        let mut weights = Vec::with_capacity(shape.size());
+        for f in 0..self.inputs {
+            let v = self.inputs + f / self.squares;
+            let (real, shared) = (
+                &model.weights[f * h..(f + 1) * h],
+                &model.weights[v * h..(v + 1) * h],
+            );
+            weights.extend(real.iter().zip(shared).map(|(a, b)| a + b));
+        }
+        weights.extend_from_slice(&model.weights[model.shape.feature_bias()..]);
+        Model { shape, weights }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::data::{Sample, Samples};
+    use super::*;
+    use crate::engine::eval::nnue::Activation;
+
+    /// The folded model gives every position the output the factorised
+    /// one gave it with the virtual features.
+    #[test]
+    fn folding_keeps_every_output() {
+        let fz = Factoriser::new(12, 4);
+        assert_eq!((fz.factors(), fz.rows()), (3, 15));
+        let model = Model::with_biases(fz.rows(), 8, Activation::SquaredClippedRelu);
+        let folded = fz.fold(&model);
+        assert_eq!(folded.shape.inputs, 12);
+        assert_eq!(folded.weights.len(), folded.shape.size());
+        for (us, them) in [
+            (vec![0u32, 5, 9], vec![2u32, 11]),
+            (vec![3, 4, 7, 8], vec![]),
+        ] {
+            let mut ext = (us.clone(), them.clone());
+            fz.extend(&mut ext.0);
+            fz.extend(&mut ext.1);
+            assert_eq!(ext.0.len(), 2 * us.len());
+            assert!(ext.0.windows(2).all(|w| w[0] <= w[1]));
+            let plain = Samples::new(vec![Sample {
+                us,
+                them,
+                score: 0.0,
+                result: 0.5,
+                baseline: 0.0,
+            }]);
+            let factored = Samples::new(vec![Sample {
+                us: ext.0,
+                them: ext.1,
+                score: 0.0,
+                result: 0.5,
+                baseline: 0.0,
+            }]);
+            let (a, b) = (model.output(&factored.get(0)), folded.output(&plain.get(0)));
+            assert!((a - b).abs() < 1e-5, "{a} {b}");
+            // Without the virtual rows the output is another.
+            let unfolded = Model {
+                shape: folded.shape,
+                weights: [
+                    &model.weights[..12 * 8],
+                    &model.weights[model.shape.feature_bias()..],
+                ]
+                .concat(),
+            };
+            assert!((unfolded.output(&plain.get(0)) - a).abs() > 1e-4);
+        }
+    }
+}
