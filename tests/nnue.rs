@@ -139,8 +139,22 @@ fn bad_nets_are_refused_naming_the_file() {
 
 #[test]
 fn shipped_variants_name_only_embedded_nets() {
+    // Every net the shipped file names is embedded, and reads back.
     let (ok, out) = run_amalgam(&["check"]);
-    assert!(ok && !out.contains("network"), "{out}");
+    assert!(ok, "{out}");
+    let nets: Vec<&str> = out.lines().filter(|l| l.contains("network")).collect();
+    assert_eq!(
+        nets.len(),
+        amalgam::rules::variant::SHIPPED_NETS.len(),
+        "{out}"
+    );
+    for (name, _) in amalgam::rules::variant::SHIPPED_NETS {
+        assert!(
+            nets.iter()
+                .any(|l| l.contains(&format!("network {name} ok"))),
+            "{name}: {out}"
+        );
+    }
     let mut set = VariantSet::builtin();
     let (_, errors) = set.load_str(
         "[mine:chess]\nnnue = nowhere.nnue\n",
