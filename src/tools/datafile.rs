@@ -142,15 +142,8 @@ pub struct Loaded<T> {
 
 /// Read the data files in order (each at most
 /// [`textfile::MAX_TRAINING_BYTES`]); the first file that cannot be read or
-/// has a bad line ends the reading.
-pub fn load<T: Send>(
-    files: &[String],
-    sample: impl Fn(DataLine) -> Result<T, String> + Sync + Send,
-) -> Result<Loaded<T>, LoadError> {
-    load_with(files, || (), |_, line| sample(line))
-}
-
-/// [`load`] with a working state per thread, as in [`read_data_with`].
+/// has a bad line ends the reading. Each thread lends `sample` a working
+/// state made by `init`, as in [`read_data_with`].
 pub fn load_with<S, T: Send>(
     files: &[String],
     init: impl Fn() -> S + Sync + Send,

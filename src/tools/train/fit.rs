@@ -4,7 +4,7 @@
 //! step per batch, and after each epoch the training and validation loss.
 
 use super::adam::{Adam, AdamSettings};
-use super::data::{Samples, split};
+use super::data::{SampleRef, Samples, split};
 use super::model::{Model, Shape, sigmoid, target};
 use crate::engine::eval::nnue::Activation;
 use crate::util::rng::Rng;
@@ -121,22 +121,36 @@ pub fn mean_loss(model: &Model, samples: &Samples, idx: &[u32], lambda: f32, sca
     sums.iter().sum::<f64>() / idx.len().max(1) as f64
 }
 
-/// Mean squared error over `idx` of the hand-written evaluation's scores
-/// (each sample's baseline) under the same target: what a net must beat.
-pub fn baseline_loss(samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
+/// The mean over the positions `idx` of the squared `error` of each (given
+/// a working state made by `init` once a chunk), summed in fixed chunks so
+/// that the thread count changes no bit.
+pub fn mean_squared_error<S>(
+    samples: &Samples,
+    idx: &[u32],
+    init: impl Fn() -> S + Sync,
+    error: impl Fn(&mut S, &SampleRef) -> f32 + Sync,
+) -> f64 {
     let sums: Vec<f64> = idx
         .par_chunks(LOSS_CHUNK)
         .map(|c| {
+            let mut state = init();
             c.iter()
-                .map(|&i| {
-                    let s = samples.get(i as usize);
-                    let e = sigmoid(s.baseline / scale) - target(&s, lambda, scale);
-                    f64::from(e * e)
-                })
+                .map(|&i| f64::from(error(&mut state, &samples.get(i as usize)).powi(2)))
                 .sum::<f64>()
         })
         .collect();
     sums.iter().sum::<f64>() / idx.len().max(1) as f64
+}
+
+/// Mean squared error over `idx` of the hand-written evaluation's scores
+/// (each sample's baseline) under the same target: what a net must beat.
+pub fn baseline_loss(samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
+    mean_squared_error(
+        samples,
+        idx,
+        || (),
+        |_, s| sigmoid(s.baseline / scale) - target(s, lambda, scale),
+    )
 }
 
 /// A pool of `threads` threads (0: every core).

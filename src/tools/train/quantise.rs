@@ -5,9 +5,9 @@
 //! integer inference, on held-out positions.
 
 use super::data::Samples;
+use super::fit::mean_squared_error;
 use super::model::{Model, sigmoid, target};
 use crate::engine::eval::nnue::{Net, Network};
-use rayon::prelude::*;
 
 /// Accumulator quantisation: a float 1.0 is 255.
 pub const QA: i32 = 255;
@@ -96,21 +96,15 @@ pub fn evaluate(net: &Net, us: &[u32], them: &[u32], acc: &mut [Vec<i16>; 2]) ->
 /// as in training.
 pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
     let scale = net.network().scale as f32;
-    let sums: Vec<f64> = idx
-        .par_chunks(4096)
-        .map(|c| {
-            let mut acc = [Vec::new(), Vec::new()];
-            c.iter()
-                .map(|&i| {
-                    let s = samples.get(i as usize);
-                    let cp = evaluate(net, s.us, s.them, &mut acc);
-                    let e = sigmoid(cp as f32 / scale) - target(&s, lambda, scale);
-                    f64::from(e * e)
-                })
-                .sum::<f64>()
-        })
-        .collect();
-    sums.iter().sum::<f64>() / idx.len().max(1) as f64
+    mean_squared_error(
+        samples,
+        idx,
+        || [Vec::new(), Vec::new()],
+        |acc, s| {
+            let cp = evaluate(net, s.us, s.them, acc);
+            sigmoid(cp as f32 / scale) - target(s, lambda, scale)
+        },
+    )
 }
 
 #[cfg(test)]
