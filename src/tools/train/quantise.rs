@@ -11,8 +11,11 @@ use crate::engine::eval::nnue::{Net, Network};
 
 /// Accumulator quantisation: a float 1.0 is 255.
 pub const QA: i32 = 255;
-/// Output weight quantisation: a float 1.0 is 64.
-pub const QB: i32 = 64;
+/// Output weight quantisation: a float 1.0 is 1024. Each output weight
+/// reaches the score directly, so its step must be fine: at 64 (6 cp at a
+/// scale of 400) rounding cost a 64-hidden chess net 7% of its validation
+/// loss; float output weights stay far below 32, the i16 limit here.
+pub const QB: i32 = 1024;
 
 /// A quantised network and how many of its weights were clamped.
 pub struct Quantised {
@@ -149,10 +152,11 @@ mod tests {
                 let float = 400.0 * model.output(&s);
                 let int = evaluate(&net, s.us, s.them, &mut acc) as f32;
                 // Each weight is rounded by up to half a step (1/510 for the
-                // feature weights): a few centipawns over 32 hidden values.
+                // feature weights, 1/2048 for the output weights): a few
+                // centipawns over 32 hidden values.
                 assert!(float.abs() > 50.0, "a test that sees the weights: {float}");
                 assert!(
-                    (float - int).abs() < 12.0,
+                    (float - int).abs() < 4.0,
                     "{activation:?}: {float} vs {int}"
                 );
             }
