@@ -1,6 +1,6 @@
 //! `amalgam datagen` from the command line: bad arguments are refused with a
 //! message and change nothing; a run appends, and a second run adds to the
-//! first; the same seed gives the same data.
+//! first; the same seed gives the same data, with any number of threads.
 
 mod common;
 
@@ -27,6 +27,34 @@ fn datagen_appends_repeats_with_its_seed_and_refuses_bad_arguments() {
         first,
         std::fs::read_to_string(&b).expect("data"),
         "same seed, same data"
+    );
+    // Games finish out of order on several threads; the file keeps game
+    // order, so it is the one-thread file.
+    let threaded = |out: &str, threads: &str| {
+        [
+            "datagen",
+            "chess",
+            "--games",
+            "8",
+            "--nodes",
+            "300",
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            "--out",
+            out,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (c, d) = (file("c.txt"), file("d.txt"));
+    assert!(run_amalgam(&threaded(&c, "1")).0);
+    assert!(run_amalgam(&threaded(&d, "3")).0);
+    assert_eq!(
+        std::fs::read_to_string(&c).expect("data"),
+        std::fs::read_to_string(&d).expect("data"),
+        "one thread and three, same data"
     );
     let lines = |t: &str| t.lines().filter(|l| !l.starts_with('#')).count();
     assert!(lines(&first) > 0);

@@ -28,6 +28,7 @@ use crate::tools::openings::{self, Opening, random_opening};
 use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move};
 use crate::util::rng::Rng;
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -136,8 +137,45 @@ fn play(
     Ok((samples, result))
 }
 
-/// Play the games on `threads` threads, appending each finished game's
-/// positions to `out` at once (an interrupted run keeps what it wrote);
+/// The games' text written in game order whatever order they finish in,
+/// so that a seed gives the same file with any number of threads: a game
+/// that finishes early waits until every game before it is written.
+struct InOrder<'a> {
+    out: &'a mut (dyn Write + Send),
+    /// The next game to write.
+    next: usize,
+    /// Finished games waiting for an earlier one; `None` for a game that
+    /// failed (nothing to write).
+    waiting: BTreeMap<usize, Option<String>>,
+}
+
+impl<'a> InOrder<'a> {
+    fn new(out: &'a mut (dyn Write + Send)) -> Self {
+        InOrder {
+            out,
+            next: 0,
+            waiting: BTreeMap::new(),
+        }
+    }
+
+    /// Game `g` finished with `text`: write it and the games waiting on it
+    /// that can now follow.
+    fn finished(&mut self, g: usize, text: Option<String>) -> std::io::Result<()> {
+        self.waiting.insert(g, text);
+        while let Some(text) = self.waiting.remove(&self.next) {
+            self.next += 1;
+            if let Some(text) = text {
+                self.out.write_all(text.as_bytes())?;
+                self.out.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Play the games on `threads` threads, appending each game's positions to
+/// `out` in game order as soon as the games before it are written (an
+/// interrupted run keeps what it wrote);
 /// `progress` is called after each game with (games, positions, elapsed s).
 pub fn run(
     variant: &Arc<Variant>,
@@ -160,7 +198,7 @@ pub fn run(
         .num_threads(opts.threads.max(1))
         .build()
         .map_err(|e| format!("cannot start {} threads: {e}", opts.threads))?;
-    let out = Mutex::new(out);
+    let out = Mutex::new(InOrder::new(out));
     let games = AtomicUsize::new(0);
     let positions = AtomicUsize::new(0);
     let errors = Mutex::new(Vec::new());
@@ -168,7 +206,7 @@ pub fn run(
     {
         let mut w = out.lock().map_err(|_| "output lock")?;
         writeln!(
-            w,
+            w.out,
             "# amalgam datagen {}: {} games, seed {}, {}",
             variant.name,
             opts.games,
@@ -181,40 +219,35 @@ pub fn run(
         )
         .map_err(|e| e.to_string())?;
     }
+    let record = |e: String| {
+        if let Ok(mut v) = errors.lock() {
+            v.push(e);
+        }
+    };
     pool.install(|| {
         (0..opts.games).into_par_iter().for_each(|g| {
             let seed = opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(g as u64);
-            match play(variant, eval, suite, &opts.limits, seed) {
+            let text = match play(variant, eval, suite, &opts.limits, seed) {
                 Err(e) => {
-                    if let Ok(mut v) = errors.lock() {
-                        v.push(e);
-                    }
+                    record(e);
+                    None
                 }
                 Ok((samples, result)) => {
+                    let n = games.fetch_add(1, Ordering::Relaxed) + 1;
+                    let p = positions.fetch_add(samples.len(), Ordering::Relaxed) + samples.len();
+                    progress(n, p, start.elapsed().as_secs_f64());
                     let mut text = String::new();
                     for s in &samples {
                         text.push_str(&format!("{} | {} | {:.1}\n", s.fen, s.white_score, result));
                     }
-                    let written =
-                        out.lock()
-                            .map_err(|_| "output lock".to_string())
-                            .and_then(|mut w| {
-                                w.write_all(text.as_bytes())
-                                    .and_then(|_| w.flush())
-                                    .map_err(|e| e.to_string())
-                            });
-                    match written {
-                        Err(e) => {
-                            if let Ok(mut v) = errors.lock() {
-                                v.push(e);
-                            }
-                        }
-                        Ok(()) => {
-                            let n = games.fetch_add(1, Ordering::Relaxed) + 1;
-                            let p = positions.fetch_add(samples.len(), Ordering::Relaxed)
-                                + samples.len();
-                            progress(n, p, start.elapsed().as_secs_f64());
-                        }
+                    Some(text)
+                }
+            };
+            match out.lock() {
+                Err(_) => record("output lock".to_string()),
+                Ok(mut w) => {
+                    if let Err(e) = w.finished(g, text) {
+                        record(e.to_string());
                     }
                 }
             }
@@ -231,6 +264,24 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::rules::variant_set::VariantSet;
+
+    /// Games finishing out of order are written in game order; a failed
+    /// game writes nothing and holds nothing up.
+    #[test]
+    fn games_are_written_in_game_order() {
+        let mut buf: Vec<u8> = Vec::new();
+        {
+            let mut w = InOrder::new(&mut buf);
+            w.finished(2, Some("c\n".into())).expect("write");
+            w.finished(1, None).expect("write");
+            assert!(w.waiting.len() == 2 && w.next == 0);
+            w.finished(0, Some("a\n".into())).expect("write");
+            w.finished(4, Some("e\n".into())).expect("write");
+            w.finished(3, Some("d\n".into())).expect("write");
+            assert!(w.waiting.is_empty() && w.next == 5);
+        }
+        assert_eq!(String::from_utf8(buf).expect("utf-8"), "a\nc\nd\ne\n");
+    }
 
     #[test]
     fn games_write_quiet_positions_with_score_and_result() {
