@@ -155,6 +155,14 @@ fn shipped_variants_name_only_embedded_nets() {
             "{name}: {out}"
         );
     }
+    // Each net's provenance follows, indented: the command that made it.
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("    Command: amalgam train"))
+            .count(),
+        nets.len(),
+        "{out}"
+    );
     let mut set = VariantSet::builtin();
     let (_, errors) = set.load_str(
         "[mine:chess]\nnnue = nowhere.nnue\n",

@@ -264,13 +264,15 @@ impl Check {
             match crate::engine::eval::compile(&set, name) {
                 Ok((_, eval)) => nets.extend(eval.net.as_ref().map(|net| {
                     let n = net.network();
-                    format!(
+                    let mut text = format!(
                         "{name}: network {} ok: {} inputs, {} hidden, {:?}",
                         net.name(),
                         n.inputs,
                         n.hidden,
                         n.activation
-                    )
+                    );
+                    text.push_str(&provenance_summary(&n.provenance));
+                    text
                 })),
                 Err(e) => errors.extend(e),
             }
@@ -288,5 +290,51 @@ impl Check {
             crate::outln!("{} error(s)", errors.len());
             ExitCode::FAILURE
         }
+    }
+}
+
+/// How many lines of a net's provenance `check` shows.
+const PROVENANCE_LINES: usize = 8;
+
+/// The first lines of a net's provenance text, each on a line of its own
+/// and indented, with the count of the lines left out; control characters
+/// (the file may come from anywhere) shown as `?`.
+fn provenance_summary(provenance: &str) -> String {
+    let lines: Vec<&str> = provenance
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut out = String::new();
+    for line in lines.iter().take(PROVENANCE_LINES) {
+        let clean: String = line
+            .chars()
+            .map(|c| if c.is_control() && c != '\t' { '?' } else { c })
+            .collect();
+        out.push_str("\n    ");
+        out.push_str(&clean);
+    }
+    if lines.len() > PROVENANCE_LINES {
+        out.push_str(&format!(
+            "\n    ({} more lines of provenance)",
+            lines.len() - PROVENANCE_LINES
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provenance_is_shown_in_part_and_cleaned() {
+        let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+        let shown = provenance_summary(&format!("bad\u{1b}[2J\n\n{text}"));
+        let lines: Vec<&str> = shown.lines().skip(1).collect();
+        assert_eq!(lines.len(), PROVENANCE_LINES + 1, "{shown}");
+        assert_eq!(lines[0], "    bad?[2J");
+        assert_eq!(lines[1], "    line 1");
+        assert_eq!(lines[PROVENANCE_LINES], "    (3 more lines of provenance)");
+        assert_eq!(provenance_summary(""), "");
     }
 }

@@ -37,9 +37,9 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
 ];
 
 /// The network files the binary embeds, by the name an ini's `nnue`
-/// gives, e.g. `("chess.nnue", include_bytes!("../../../nets/chess.nnue"))`;
-/// none ships yet.
-pub const SHIPPED_NETS: &[(&str, &[u8])] = &[];
+/// gives (`nets/README.md` says how each was made).
+pub const SHIPPED_NETS: &[(&str, &[u8])] =
+    &[("chess.nnue", include_bytes!("../../../nets/chess.nnue"))];
 
 /// A network file named by a variant's `nnue`: its bytes (read, not
 /// parsed: the evaluation does that), its name, and the ini entry that
