@@ -27,7 +27,6 @@ use crate::rules::variant::Variant;
 use crate::tools::openings::{self, Opening, random_opening};
 use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move};
 use crate::util::rng::Rng;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -224,34 +223,49 @@ pub fn run(
             v.push(e);
         }
     };
-    pool.install(|| {
-        (0..opts.games).into_par_iter().for_each(|g| {
-            let seed = opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(g as u64);
-            let text = match play(variant, eval, suite, &opts.limits, seed) {
-                Err(e) => {
-                    record(e);
-                    None
+    let one_game = |g: usize| {
+        let seed = opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(g as u64);
+        let text = match play(variant, eval, suite, &opts.limits, seed) {
+            Err(e) => {
+                record(e);
+                None
+            }
+            Ok((samples, result)) => {
+                let n = games.fetch_add(1, Ordering::Relaxed) + 1;
+                let p = positions.fetch_add(samples.len(), Ordering::Relaxed) + samples.len();
+                progress(n, p, start.elapsed().as_secs_f64());
+                let mut text = String::new();
+                for s in &samples {
+                    text.push_str(&format!("{} | {} | {:.1}\n", s.fen, s.white_score, result));
                 }
-                Ok((samples, result)) => {
-                    let n = games.fetch_add(1, Ordering::Relaxed) + 1;
-                    let p = positions.fetch_add(samples.len(), Ordering::Relaxed) + samples.len();
-                    progress(n, p, start.elapsed().as_secs_f64());
-                    let mut text = String::new();
-                    for s in &samples {
-                        text.push_str(&format!("{} | {} | {:.1}\n", s.fen, s.white_score, result));
-                    }
-                    Some(text)
-                }
-            };
-            match out.lock() {
-                Err(_) => record("output lock".to_string()),
-                Ok(mut w) => {
-                    if let Err(e) = w.finished(g, text) {
-                        record(e.to_string());
-                    }
+                Some(text)
+            }
+        };
+        match out.lock() {
+            Err(_) => record("output lock".to_string()),
+            Ok(mut w) => {
+                if let Err(e) = w.finished(g, text) {
+                    record(e.to_string());
                 }
             }
-        });
+        }
+    };
+    // Each thread takes the next game not yet started, so the games run
+    // nearly in order and few wait to be written (a split of the range
+    // would leave half the games waiting on the first half).
+    let next_game = AtomicUsize::new(0);
+    pool.scope(|s| {
+        for _ in 0..opts.threads.max(1) {
+            s.spawn(|_| {
+                loop {
+                    let g = next_game.fetch_add(1, Ordering::Relaxed);
+                    if g >= opts.games {
+                        break;
+                    }
+                    one_game(g);
+                }
+            });
+        }
     });
     Ok(DatagenSummary {
         games: games.load(Ordering::Relaxed),
