@@ -112,13 +112,14 @@ pub struct Trained {
     pub threads: usize,
 }
 
-/// Mean squared error of `model` over `idx`, summed in fixed chunks.
+/// Mean squared error of `model` over `idx`.
 pub fn mean_loss(model: &Model, samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
-    let sums: Vec<f64> = idx
-        .par_chunks(LOSS_CHUNK)
-        .map(|c| model.loss_sum(samples, c, lambda, scale))
-        .collect();
-    sums.iter().sum::<f64>() / idx.len().max(1) as f64
+    mean_squared_error(
+        samples,
+        idx,
+        || model.scratch(),
+        |acc, s| model.error(s, acc, lambda, scale),
+    )
 }
 
 /// The mean over the positions `idx` of the squared `error` of each (given

@@ -150,21 +150,32 @@ impl Model {
         lanes.iter().sum::<f32>() + rest
     }
 
+    /// The two accumulators that [`Model::error`] works in.
+    pub fn scratch(&self) -> [Vec<f32>; 2] {
+        let h = self.shape.hidden;
+        [vec![0.0; h], vec![0.0; h]]
+    }
+
     /// The evaluation of a position in units of the scale.
     pub fn output(&self, s: &SampleRef) -> f32 {
-        let h = self.shape.hidden;
-        self.forward(s, &mut [vec![0.0; h], vec![0.0; h]])
+        self.forward(s, &mut self.scratch())
+    }
+
+    /// The prediction for `s` less its target.
+    pub fn error(&self, s: &SampleRef, acc: &mut [Vec<f32>; 2], lambda: f32, scale: f32) -> f32 {
+        sigmoid(self.forward(s, acc)) - target(s, lambda, scale)
     }
 
     /// The summed squared error over the positions `idx` (in order).
+    #[cfg(test)]
     pub fn loss_sum(&self, samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
-        let h = self.shape.hidden;
-        let mut acc = [vec![0.0; h], vec![0.0; h]];
+        let mut acc = self.scratch();
         idx.iter()
             .map(|&i| {
-                let s = samples.get(i as usize);
-                let e = sigmoid(self.forward(&s, &mut acc)) - target(&s, lambda, scale);
-                f64::from(e * e)
+                f64::from(
+                    self.error(&samples.get(i as usize), &mut acc, lambda, scale)
+                        .powi(2),
+                )
             })
             .sum()
     }
