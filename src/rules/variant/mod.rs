@@ -38,8 +38,13 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
 
 /// The network files the binary embeds, by the name an ini's `nnue`
 /// gives (`nets/README.md` says how each was made).
-pub const SHIPPED_NETS: &[(&str, &[u8])] =
-    &[("chess.nnue", include_bytes!("../../../nets/chess.nnue"))];
+pub const SHIPPED_NETS: &[(&str, &[u8])] = &[
+    ("chess.nnue", include_bytes!("../../../nets/chess.nnue")),
+    (
+        "compound.nnue",
+        include_bytes!("../../../nets/compound.nnue"),
+    ),
+];
 
 /// A network file named by a variant's `nnue`: its bytes (read, not
 /// parsed: the evaluation does that), its name, and the ini entry that
