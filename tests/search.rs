@@ -102,6 +102,33 @@ fn node_and_depth_limits_hold() {
     }
 }
 
+/// Under a node limit alone, depth 1 is finished past the limit and ended
+/// by a node count, never by the clock, so the search is the same on a
+/// loaded machine: this Compound position's depth 1 takes some 400,000
+/// nodes (captures go on for 30 plies).
+#[test]
+fn a_long_depth_one_under_a_node_limit_is_reproducible() {
+    let fen = "1rcbqkb2r/s1d2cd3/1ss1s2ss1/3s1sss2/1SS1S2S2/S1DS1S1S1D/5CSB1S/R1CBQ2RK1 w k - 2 12";
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let mut engine = Engine::new();
+        engine.set_variant("compound").expect("variant");
+        engine.set_position(Some(fen), &[]).expect("fen");
+        let r = quiet_go(
+            &mut engine,
+            Limits {
+                nodes: Some(1000),
+                ..Default::default()
+            },
+        );
+        runs.push((r.best, r.nodes, r.depth, r.value));
+    }
+    assert_eq!(runs[0], runs[1]);
+    let (best, nodes, depth, _) = runs[0];
+    assert!(best.is_some() && depth == 1, "{runs:?}");
+    assert!((100_000..=1_001_064).contains(&nodes), "{nodes} nodes");
+}
+
 #[test]
 fn a_stop_before_the_first_iteration_still_plays_a_searched_move() {
     // White wins the queen with Rxd5; the stop is already set when the

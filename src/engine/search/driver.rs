@@ -19,7 +19,34 @@ use std::time::{Duration, Instant};
 /// How long depth 1 may run on after a stop, counted from the start of the
 /// search, when the search has no time limit. With one, it may run until
 /// twice the hard limit, which is at most the clock left.
-const DEPTH1_GRACE: Duration = Duration::from_secs(1);
+pub(super) const DEPTH1_GRACE: Duration = Duration::from_secs(1);
+
+/// How many nodes depth 1 may run past a node limit when the search has no
+/// time limit (about [`DEPTH1_GRACE`] at this engine's speed). Counted in
+/// nodes, a one-thread search under a node limit is a function of its
+/// position and limits alone, whatever the machine's load: `datagen`'s
+/// files rebuild exactly. A `stop` from outside still ends depth 1 after
+/// [`DEPTH1_GRACE`], however high the node limit.
+const DEPTH1_NODE_GRACE: u64 = 1_000_000;
+
+/// When depth 1, finished after a stop, must end too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Depth1Grace {
+    /// At this time since the search began.
+    Time(Duration),
+    /// At this many nodes searched.
+    Nodes(u64),
+}
+
+impl Depth1Grace {
+    fn new(hard: Option<Duration>, node_limit: Option<u64>) -> Self {
+        match (hard, node_limit) {
+            (Some(h), _) => Depth1Grace::Time(h.saturating_mul(2)),
+            (None, Some(n)) => Depth1Grace::Nodes(n.saturating_add(DEPTH1_NODE_GRACE)),
+            (None, None) => Depth1Grace::Time(DEPTH1_GRACE),
+        }
+    }
+}
 
 struct RootMove {
     mv: Move,
@@ -148,7 +175,7 @@ pub(super) fn search(
         nodes: AtomicU64::new(0),
         start: Instant::now(),
         hard: budget.hard,
-        depth1_limit: budget.hard.map_or(DEPTH1_GRACE, |h| h.saturating_mul(2)),
+        depth1_limit: Depth1Grace::new(budget.hard, limits.nodes),
         node_limit: limits.nodes,
         helper_best: std::sync::Mutex::new(None),
     };
@@ -356,4 +383,31 @@ pub(super) fn search(
     });
     result.nodes = shared.nodes.load(Ordering::Relaxed);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_one_is_cut_by_nodes_under_a_node_limit_alone() {
+        assert_eq!(
+            Depth1Grace::new(None, Some(1000)),
+            Depth1Grace::Nodes(1000 + DEPTH1_NODE_GRACE)
+        );
+        assert_eq!(
+            Depth1Grace::new(None, Some(u64::MAX)),
+            Depth1Grace::Nodes(u64::MAX)
+        );
+        // A clock decides whenever there is one, nodes or not.
+        let hard = Duration::from_millis(300);
+        assert_eq!(
+            Depth1Grace::new(Some(hard), Some(1000)),
+            Depth1Grace::Time(Duration::from_millis(600))
+        );
+        assert_eq!(
+            Depth1Grace::new(None, None),
+            Depth1Grace::Time(DEPTH1_GRACE)
+        );
+    }
 }

@@ -118,7 +118,7 @@ struct Shared {
     hard: Option<Duration>,
     /// How long depth 1 may run on after a stop or limit (see
     /// [`Worker::finish_iteration`]).
-    depth1_limit: Duration,
+    depth1_limit: driver::Depth1Grace,
     node_limit: Option<u64>,
     /// The deepest iteration a helper thread completed: (depth, score, pv).
     helper_best: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
@@ -215,13 +215,23 @@ impl<'a> Worker<'a> {
     fn enter_node(&mut self, ply: usize) -> Option<i32> {
         self.tick();
         self.seldepth = self.seldepth.max(ply);
-        if self.shared.stopped()
-            && (!self.finish_iteration || self.shared.start.elapsed() >= self.shared.depth1_limit)
-        {
+        if self.shared.stopped() && (!self.finish_iteration || self.depth1_over()) {
             self.aborted = true;
             return Some(0);
         }
         (ply >= MAX_PLY).then(|| self.evaluate())
+    }
+
+    /// Whether depth 1, searched on after a stop, has run out of its grace.
+    fn depth1_over(&self) -> bool {
+        match self.shared.depth1_limit {
+            driver::Depth1Grace::Time(t) => self.shared.start.elapsed() >= t,
+            driver::Depth1Grace::Nodes(n) => {
+                self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed >= n
+                    || (self.shared.stop.load(Ordering::Relaxed)
+                        && self.shared.start.elapsed() >= driver::DEPTH1_GRACE)
+            }
+        }
     }
 
     /// The static evaluation, through the cache.
