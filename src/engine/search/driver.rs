@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 /// How long depth 1 may run on after a stop, counted from the start of the
 /// search, when the search has no time limit. With one, it may run until
 /// twice the hard limit, which is at most the clock left.
-pub(super) const DEPTH1_GRACE: Duration = Duration::from_secs(1);
+const DEPTH1_GRACE: Duration = Duration::from_secs(1);
 
 /// How many nodes depth 1 may run past a node limit when the search has no
 /// time limit (about [`DEPTH1_GRACE`] at this engine's speed). Counted in
@@ -31,19 +31,25 @@ const DEPTH1_NODE_GRACE: u64 = 1_000_000;
 
 /// When depth 1, finished after a stop, must end too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Depth1Grace {
-    /// At this time since the search began.
-    Time(Duration),
-    /// At this many nodes searched.
-    Nodes(u64),
+pub(super) struct Depth1Grace {
+    /// At this time since the search began: always after a `stop` from
+    /// outside, and after the limit too unless `nodes` is set.
+    pub time: Duration,
+    /// Under a node limit alone, at this many nodes searched.
+    pub nodes: Option<u64>,
 }
 
 impl Depth1Grace {
     fn new(hard: Option<Duration>, node_limit: Option<u64>) -> Self {
-        match (hard, node_limit) {
-            (Some(h), _) => Depth1Grace::Time(h.saturating_mul(2)),
-            (None, Some(n)) => Depth1Grace::Nodes(n.saturating_add(DEPTH1_NODE_GRACE)),
-            (None, None) => Depth1Grace::Time(DEPTH1_GRACE),
+        match hard {
+            Some(h) => Depth1Grace {
+                time: h.saturating_mul(2),
+                nodes: None,
+            },
+            None => Depth1Grace {
+                time: DEPTH1_GRACE,
+                nodes: node_limit.map(|n| n.saturating_add(DEPTH1_NODE_GRACE)),
+            },
         }
     }
 }
@@ -391,23 +397,21 @@ mod tests {
 
     #[test]
     fn depth_one_is_cut_by_nodes_under_a_node_limit_alone() {
+        let grace = |time, nodes| Depth1Grace { time, nodes };
         assert_eq!(
             Depth1Grace::new(None, Some(1000)),
-            Depth1Grace::Nodes(1000 + DEPTH1_NODE_GRACE)
+            grace(DEPTH1_GRACE, Some(1000 + DEPTH1_NODE_GRACE))
         );
         assert_eq!(
             Depth1Grace::new(None, Some(u64::MAX)),
-            Depth1Grace::Nodes(u64::MAX)
+            grace(DEPTH1_GRACE, Some(u64::MAX))
         );
         // A clock decides whenever there is one, nodes or not.
         let hard = Duration::from_millis(300);
         assert_eq!(
             Depth1Grace::new(Some(hard), Some(1000)),
-            Depth1Grace::Time(Duration::from_millis(600))
+            grace(Duration::from_millis(600), None)
         );
-        assert_eq!(
-            Depth1Grace::new(None, None),
-            Depth1Grace::Time(DEPTH1_GRACE)
-        );
+        assert_eq!(Depth1Grace::new(None, None), grace(DEPTH1_GRACE, None));
     }
 }

@@ -224,14 +224,16 @@ impl<'a> Worker<'a> {
 
     /// Whether depth 1, searched on after a stop, has run out of its grace.
     fn depth1_over(&self) -> bool {
-        match self.shared.depth1_limit {
-            driver::Depth1Grace::Time(t) => self.shared.start.elapsed() >= t,
-            driver::Depth1Grace::Nodes(n) => {
-                self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed >= n
-                    || (self.shared.stop.load(Ordering::Relaxed)
-                        && self.shared.start.elapsed() >= driver::DEPTH1_GRACE)
-            }
-        }
+        let grace = self.shared.depth1_limit;
+        let clock_decides = grace.nodes.is_none() || self.shared.stop.load(Ordering::Relaxed);
+        grace.nodes.is_some_and(|n| self.nodes_so_far() >= n)
+            || (clock_decides && self.shared.start.elapsed() >= grace.time)
+    }
+
+    /// The nodes of the whole search so far, this thread's unpublished ones
+    /// included.
+    fn nodes_so_far(&self) -> u64 {
+        self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed
     }
 
     /// The static evaluation, through the cache.
@@ -281,7 +283,7 @@ impl<'a> Worker<'a> {
     fn tick(&mut self) {
         self.nodes += 1;
         if let (true, Some(limit)) = (self.main, self.shared.node_limit)
-            && self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed >= limit
+            && self.nodes_so_far() >= limit
         {
             self.shared.done.store(true, Ordering::Relaxed);
         }
