@@ -41,6 +41,10 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
 pub const SHIPPED_NETS: &[(&str, &[u8])] = &[
     ("chess.nnue", include_bytes!("../../../nets/chess.nnue")),
     (
+        "combination.nnue",
+        include_bytes!("../../../nets/combination.nnue"),
+    ),
+    (
         "compound.nnue",
         include_bytes!("../../../nets/compound.nnue"),
     ),
