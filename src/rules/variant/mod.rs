@@ -48,6 +48,10 @@ pub const SHIPPED_NETS: &[(&str, &[u8])] = &[
         "compound.nnue",
         include_bytes!("../../../nets/compound.nnue"),
     ),
+    (
+        "team-mate.nnue",
+        include_bytes!("../../../nets/team-mate.nnue"),
+    ),
 ];
 
 /// A network file named by a variant's `nnue`: its bytes (read, not
