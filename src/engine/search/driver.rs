@@ -181,7 +181,7 @@ pub(super) fn search(
         nodes: AtomicU64::new(0),
         start: Instant::now(),
         hard: budget.hard,
-        depth1_limit: Depth1Grace::new(budget.hard, limits.nodes),
+        depth1_grace: Depth1Grace::new(budget.hard, limits.nodes),
         node_limit: limits.nodes,
         helper_best: std::sync::Mutex::new(None),
     };

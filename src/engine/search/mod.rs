@@ -116,9 +116,9 @@ struct Shared {
     nodes: AtomicU64,
     start: Instant,
     hard: Option<Duration>,
-    /// How long depth 1 may run on after a stop or limit (see
+    /// When depth 1, searched on after a stop or limit, must end (see
     /// [`Worker::finish_iteration`]).
-    depth1_limit: driver::Depth1Grace,
+    depth1_grace: driver::Depth1Grace,
     node_limit: Option<u64>,
     /// The deepest iteration a helper thread completed: (depth, score, pv).
     helper_best: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
@@ -158,7 +158,7 @@ struct Worker<'a> {
     aborted: bool,
     /// Set while the main thread searches depth 1: a stop waits until that
     /// iteration is complete, so the move played has always been searched,
-    /// unless depth 1 runs past `depth1_limit` (a position whose captures
+    /// unless depth 1 runs past `depth1_grace` (a position whose captures
     /// explode, such as a variant with many queens): then it stops too, and
     /// the best root move searched so far is played.
     finish_iteration: bool,
@@ -224,7 +224,7 @@ impl<'a> Worker<'a> {
 
     /// Whether depth 1, searched on after a stop, has run out of its grace.
     fn depth1_over(&self) -> bool {
-        let grace = self.shared.depth1_limit;
+        let grace = self.shared.depth1_grace;
         let clock_decides = grace.nodes.is_none() || self.shared.stop.load(Ordering::Relaxed);
         grace.nodes.is_some_and(|n| self.nodes_so_far() >= n)
             || (clock_decides && self.shared.start.elapsed() >= grace.time)
