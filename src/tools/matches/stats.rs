@@ -7,10 +7,18 @@
 //!   `se = sqrt(var / N)`; the 95% margin is half the Elo width of
 //!   `s ± 1.959964 se`.
 //! - Likelihood of superiority `LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2`.
-//! - SPRT: the generalised SPRT's log-likelihood ratio in its normal
-//!   approximation on logistic Elo, `LLR = N (s1 - s0) (2s - s0 - s1) / (2 var)`,
-//!   where `s0`, `s1` are the expected scores at `elo0`, `elo1`; it stops at
-//!   `ln(beta / (1 - alpha))` (H0 accepted) or `ln((1 - beta) / alpha)` (H1).
+//! - SPRT: the generalised SPRT's log-likelihood ratio on logistic Elo.
+//!   Under each hypothesis the loss, draw and win probabilities `p` are
+//!   those of largest likelihood whose expected score is `s0` (or `s1`, the
+//!   expected scores at `elo0`, `elo1`): `p_i = f_i / (1 + l (a_i - s))`
+//!   for the observed frequencies `f_i` of the results `a_i` (0, 1/2, 1),
+//!   with `l` the root of `sum f_i (a_i - s) / (1 + l (a_i - s)) = 0`; a
+//!   result not yet seen counts 0.001 times. `LLR = sum n_i ln(p1_i / p0_i)`.
+//!   The normal approximation `N (s1 - s0) (2s - s0 - s1) / (2 var)` agrees
+//!   with it on many games but, with the sample's own variance, decides on
+//!   a lucky start (5-0-2 in 7 games crosses 2.94; this LLR is 0.94). It
+//!   stops at `ln(beta / (1 - alpha))` (H0 accepted) or
+//!   `ln((1 - beta) / alpha)` (H1).
 //! - Pentanomial counts: game pairs (one opening played with both colours)
 //!   by the points one side took from the pair, 0, 1/2, 1, 3/2 or 2.
 
@@ -33,6 +41,38 @@ pub fn elo_of_score(s: f64) -> f64 {
 /// Expected score of an Elo difference.
 pub fn score_of_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The results' points: a loss, a draw, a win.
+const POINTS: [f64; 3] = [0.0, 0.5, 1.0];
+
+/// The weight of a result not yet seen in the SPRT's fit.
+const UNSEEN_WEIGHT: f64 = 1e-3;
+
+/// The loss, draw and win probabilities of largest likelihood for results
+/// seen with frequencies `freq` (each above 0) under an expected score `s`
+/// in (0, 1): `freq_i / (1 + l (a_i - s))`, where `l` makes their expected
+/// score `s`. The constraint's left side falls as `l` grows on the
+/// interval where every probability is positive, so `l` is found by
+/// bisection there.
+fn fitted_results(freq: [f64; 3], s: f64) -> [f64; 3] {
+    let gap = |l: f64| -> f64 {
+        (0..3)
+            .map(|i| freq[i] * (POINTS[i] - s) / (1.0 + l * (POINTS[i] - s)))
+            .sum()
+    };
+    // 1 + l (a - s) > 0 for a = 0 and a = 1.
+    let (mut lo, mut hi) = (-1.0 / (1.0 - s), 1.0 / s);
+    for _ in 0..200 {
+        let mid = (lo + hi) / 2.0;
+        if gap(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let l = (lo + hi) / 2.0;
+    [0, 1, 2].map(|i| freq[i] / (1.0 + l * (POINTS[i] - s)))
 }
 
 /// The error function: its Maclaurin series below 2.5, the continued
@@ -200,16 +240,24 @@ impl Sprt {
         })
     }
 
-    /// Log-likelihood ratio of the results (0 while it is undefined).
+    /// Log-likelihood ratio of the results (0 without games).
     pub fn llr(&self, score: &Score) -> f64 {
-        let (Some(s), Some(var)) = (score.ratio(), score.variance()) else {
-            return 0.0;
-        };
-        if var <= 0.0 {
+        let counts = [score.losses, score.draws, score.wins].map(f64::from);
+        let total: f64 = counts.iter().sum();
+        if total == 0.0 {
             return 0.0;
         }
-        let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-        score.games() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        // A result not yet seen gets a small weight, so that a hypothesis
+        // is never given probability 0 for it.
+        let weights = counts.map(|c| if c > 0.0 { c } else { UNSEEN_WEIGHT });
+        let sum: f64 = weights.iter().sum();
+        let freq = weights.map(|w| w / sum);
+        let p0 = fitted_results(freq, score_of_elo(self.elo0));
+        let p1 = fitted_results(freq, score_of_elo(self.elo1));
+        (0..3)
+            .filter(|&i| counts[i] > 0.0)
+            .map(|i| counts[i] * (p1[i] / p0[i]).ln())
+            .sum()
     }
 
     /// (lower, upper) stopping bounds of the LLR.
