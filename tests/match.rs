@@ -403,6 +403,11 @@ fn statistics_equal_a_reference_computation() {
         draws: 4,
     };
     close(sprt.llr(&drawn), -0.05698775522803688);
+    // Hypotheses the fit cannot take are refused.
+    for bad in ["elo1=inf", "elo1=NaN", "elo1=100000"] {
+        assert!(Sprt::parse(&["elo0=0", bad, "alpha=0.05", "beta=0.05"]).is_err());
+    }
+    assert!(Sprt::parse(&["elo0=-2000", "elo1=2000", "alpha=0.05", "beta=0.05"]).is_ok());
     for (x, e) in [
         (0.3, 0.3286267594591274),
         (1.7, 0.9837904585907745),

@@ -46,6 +46,9 @@ pub fn score_of_elo(elo: f64) -> f64 {
 /// The results' points: a loss, a draw, a win.
 const POINTS: [f64; 3] = [0.0, 0.5, 1.0];
 
+/// The largest Elo difference an SPRT hypothesis may name.
+const MAX_SPRT_ELO: f64 = 2000.0;
+
 /// The weight of a result not yet seen in the SPRT's fit.
 const UNSEEN_WEIGHT: f64 = 1e-3;
 
@@ -229,8 +232,13 @@ impl Sprt {
             return Err("--sprt needs elo0, elo1, alpha and beta".into());
         };
         let p = |x: f64| x > 0.0 && x < 0.5;
-        if elo1 <= elo0 || !p(alpha) || !p(beta) {
-            return Err("--sprt needs elo0 < elo1 and alpha, beta in (0, 0.5)".into());
+        // Beyond a few thousand Elo the expected score rounds to 0 or 1 and
+        // the hypotheses' fit is undefined.
+        let e = |x: f64| x.abs() <= MAX_SPRT_ELO;
+        if !e(elo0) || !e(elo1) || elo1 <= elo0 || !p(alpha) || !p(beta) {
+            return Err(format!(
+                "--sprt needs elo0 < elo1 within ±{MAX_SPRT_ELO} and alpha, beta in (0, 0.5)"
+            ));
         }
         Ok(Sprt {
             elo0,
