@@ -374,6 +374,10 @@ enum PgnCommand {
         /// elo0=E0 elo1=E1 [alpha=A] [beta=B] (alpha and beta 0.05 unless given)
         #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set)]
         sprt: Option<Vec<String>>,
+        /// The files are separate matches (another seed, or a match continued),
+        /// not the parts of one: each file's game pairs are its own
+        #[arg(long)]
+        separate: bool,
     },
 }
 
@@ -381,7 +385,11 @@ impl Pgn {
     pub(super) fn run(&self, set: &VariantSet) -> CommandResult {
         match &self.command {
             PgnCommand::Check { file } => check_pgn(set, file),
-            PgnCommand::Stats { files, sprt } => pgn_stats(files, sprt.as_deref()),
+            PgnCommand::Stats {
+                files,
+                sprt,
+                separate,
+            } => pgn_stats(files, sprt.as_deref(), *separate),
         }
     }
 }
@@ -421,7 +429,8 @@ fn check_pgn(set: &VariantSet, file: &str) -> CommandResult {
     })
 }
 
-fn pgn_stats(files: &[String], sprt: Option<&[String]>) -> CommandResult {
+fn pgn_stats(files: &[String], sprt: Option<&[String]>, separate: bool) -> CommandResult {
+    use crate::tools::matches::pgn_stats::FileRelation;
     use crate::tools::matches::stats::Sprt;
     let sprt = sprt.map(|words| {
         // The runner's test, with alpha and beta at 0.05 unless given.
@@ -434,7 +443,12 @@ fn pgn_stats(files: &[String], sprt: Option<&[String]>) -> CommandResult {
     for file in files {
         texts.push((file.clone(), read_pgn(file)?));
     }
-    let merged = crate::tools::matches::pgn_stats::merge(&texts).map_err(text)?;
+    let relation = if separate {
+        FileRelation::Runs
+    } else {
+        FileRelation::Parts
+    };
+    let merged = crate::tools::matches::pgn_stats::merge(&texts, relation).map_err(text)?;
     let results = &merged.results;
     for (file, n) in files.iter().zip(&merged.games_per_file) {
         crate::outln!("{file}: {n} game{}", if *n == 1 { "" } else { "s" });

@@ -1,6 +1,6 @@
 //! `amalgam pgn stats`: the games of the match runner's PGN files (the
-//! parts of a match played with `--shard`, or any number of whole ones)
-//! merged into one set of results.
+//! parts of a match played with `--shard`, or separate matches of the same
+//! engines) merged into one set of results.
 //!
 //! A game pair is named by the `GamePair` tag; PGN written before that tag
 //! existed is paired by its `Round`, which the runner numbers through the
@@ -51,6 +51,18 @@ pub struct Unfinished {
     pub black: String,
 }
 
+/// How the files' game pairs relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileRelation {
+    /// Parts of one match (`--shard`): game pair p is game pair p in every
+    /// file, and no pair may hold a game twice.
+    Parts,
+    /// Separate matches (runs with other seeds, or one continued): each
+    /// file's game pairs are its own, so equal numbers in two files are two
+    /// pairs. A file may not be named twice.
+    Runs,
+}
+
 /// The merged results.
 #[derive(Clone, Debug)]
 pub struct Merged {
@@ -71,6 +83,8 @@ struct Game {
     round: Option<usize>,
     game_pair: Option<usize>,
     fen: Option<String>,
+    /// The separate match the game belongs to (0 for the parts of one).
+    run: usize,
 }
 
 /// A whole number from 1.
@@ -135,6 +149,7 @@ fn read_game(g: &PgnGame, file: &str) -> Result<Game, StatsError> {
         game_pair,
         fen: g.tag("FEN").map(str::to_string),
         place,
+        run: 0,
     })
 }
 
@@ -147,14 +162,27 @@ struct Seen {
 
 /// Merge the games of `files` (name, text), checking that no game pair
 /// holds a game twice (a file given twice) or games from two openings.
-pub fn merge(files: &[(String, String)]) -> Result<Merged, StatsError> {
+pub fn merge(files: &[(String, String)], relation: FileRelation) -> Result<Merged, StatsError> {
     let mut games = Vec::new();
     let mut games_per_file = Vec::new();
-    for (file, text) in files {
+    for (index, (file, text)) in files.iter().enumerate() {
+        if relation == FileRelation::Runs && files[..index].iter().any(|(f, _)| f == file) {
+            return Err(StatsError {
+                place: Place {
+                    file: file.clone(),
+                    line: 1,
+                },
+                message: "the file is named twice".into(),
+            });
+        }
         let read = read_games(text);
         games_per_file.push(read.len());
         for g in &read {
-            games.push(read_game(g, file)?);
+            let mut game = read_game(g, file)?;
+            if relation == FileRelation::Runs {
+                game.run = index;
+            }
+            games.push(game);
         }
     }
     // The engines in the order of the schedule: round 1's White first.
@@ -171,6 +199,8 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged, StatsError> {
     let pairings = names.len() * names.len().saturating_sub(1) / 2;
     let mut results = Results::new(names.clone());
     let mut seen: HashMap<(usize, usize, usize), Vec<Seen>> = HashMap::new();
+    // Each (run, game pair) gets a number of its own for the results.
+    let mut pair_ids: HashMap<(usize, usize), usize> = HashMap::new();
     let mut unfinished = Vec::new();
     for g in games {
         let fail = |message: String| StatsError {
@@ -188,13 +218,15 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged, StatsError> {
                 )));
             }
         };
+        let next_id = pair_ids.len();
+        let pair_id = *pair_ids.entry((g.run, pair)).or_insert(next_id);
         let (w, b) = (index(&g.white), index(&g.black));
-        let others = seen.entry((pair, w.min(b), w.max(b))).or_default();
+        let others = seen.entry((pair_id, w.min(b), w.max(b))).or_default();
         for o in others.iter() {
             if o.white == w {
                 return Err(fail(format!(
                     "game pair {} of {} vs {} with {} as White is also at {}: \
-                     is a file given twice?",
+                     is a file given twice, or are these separate matches (--separate)?",
                     pair + 1,
                     names[w.min(b)],
                     names[w.max(b)],
@@ -218,7 +250,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged, StatsError> {
             place: g.place.clone(),
         });
         match g.result {
-            Some(o) => results.add(pair, w, b, o),
+            Some(o) => results.add(pair_id, w, b, o),
             None => unfinished.push(Unfinished {
                 place: g.place,
                 round: g.round_text,
@@ -272,7 +304,7 @@ mod tests {
         ]
         .concat();
         for (a, b) in [(one.clone(), two.clone()), (two.clone(), one.clone())] {
-            let m = merge(&files(&[&a, &b])).unwrap();
+            let m = merge(&files(&[&a, &b]), FileRelation::Parts).unwrap();
             assert_eq!(m.results.names(), ["A", "B"]);
             let s = m.results.pair(0, 1);
             assert_eq!((s.wins, s.losses, s.draws), (2, 2, 1));
@@ -286,7 +318,7 @@ mod tests {
             &one.replace("[GamePair", "[Other"),
             &two.replace("[GamePair", "[X"),
         ]);
-        let m = merge(&old).unwrap();
+        let m = merge(&old, FileRelation::Parts).unwrap();
         assert_eq!(m.results.pentanomial(0, 1).counts, [1, 0, 0, 1, 0]);
         assert_eq!(m.games_per_file, [3, 3]);
     }
@@ -338,11 +370,39 @@ mod tests {
             ),
         ];
         for (text, place, what) in cases {
-            let e = merge(&files(&[&text])).unwrap_err().to_string();
+            let e = merge(&files(&[&text]), FileRelation::Parts)
+                .unwrap_err()
+                .to_string();
             assert!(e.starts_with(place) && e.contains(what), "{e}\n{text}");
         }
         // An empty part is no error.
-        let m = merge(&files(&[&good, ""])).unwrap();
+        let m = merge(&files(&[&good, ""]), FileRelation::Parts).unwrap();
         assert_eq!(m.games_per_file, [1, 0]);
+    }
+
+    #[test]
+    fn separate_runs_keep_their_pairs_apart() {
+        // Two matches of the same engines, both numbering their pairs from 1.
+        let run = |a: &str, b: &str| {
+            [game(1, Some(1), "A", "B", a), game(2, Some(1), "B", "A", b)].concat()
+        };
+        let (one, two) = (run("1-0", "0-1"), run("1/2-1/2", "1-0"));
+        let both = files(&[&one, &two]);
+        // As parts of one match they collide.
+        let e = merge(&both, FileRelation::Parts).unwrap_err().to_string();
+        assert!(e.contains("given twice"), "{e}");
+        // As separate runs they are two pairs: A scored 2 of 2, then 1/2 of 2.
+        let m = merge(&both, FileRelation::Runs).unwrap();
+        let s = m.results.pair(0, 1);
+        assert_eq!((s.wins, s.losses, s.draws), (2, 1, 1));
+        assert_eq!(m.results.pentanomial(0, 1).counts, [0, 1, 0, 0, 1]);
+        assert_eq!(m.results.unpaired(0, 1), 0);
+        // One file named twice is still refused.
+        let twice = vec![
+            ("x.pgn".to_string(), one.clone()),
+            ("x.pgn".to_string(), one),
+        ];
+        let e = merge(&twice, FileRelation::Runs).unwrap_err().to_string();
+        assert!(e.starts_with("x.pgn:1") && e.contains("named twice"), "{e}");
     }
 }
