@@ -54,7 +54,7 @@ pub struct Train {
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_EPOCHS))]
     epochs: usize,
     /// Weight of the search score in the target, from 0 (the result alone) to 1
-    #[arg(long, value_name = "L", default_value_t = f64::from(TrainOptions::default().lambda),
+    #[arg(long, value_name = "L", default_value_t = as_written(TrainOptions::default().lambda),
           value_parser = number_in((Included(0.0), Included(1.0)), "from 0 to 1"))]
     lambda: f64,
     /// Seed of the initial weights, the validation split and the shuffles
@@ -73,7 +73,7 @@ pub struct Train {
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_BATCH))]
     batch: usize,
     /// Adam's step size (above 0, at most 1)
-    #[arg(long, value_name = "R", default_value_t = f64::from(TrainOptions::default().rate),
+    #[arg(long, value_name = "R", default_value_t = as_written(TrainOptions::default().rate),
           value_parser = number_in((Excluded(0.0), Included(1.0)), "above 0, at most 1"))]
     lr: f64,
     /// The last N epochs run at a tenth of the step size
@@ -325,5 +325,25 @@ impl Train {
             trained.threads
         );
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// `x` as the f64 its shortest decimal names (0.001f32 as 0.001, not
+/// 0.0010000000474974513), so that help shows the default as written; it
+/// converts back to the same f32.
+fn as_written(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_written;
+
+    #[test]
+    fn a_default_step_size_shows_as_written_and_converts_back() {
+        assert_eq!(as_written(0.001).to_string(), "0.001");
+        for x in [0.001f32, 0.1, 1.0, 3e-4, f32::MIN_POSITIVE, 0.3] {
+            assert_eq!(as_written(x) as f32, x);
+        }
     }
 }
