@@ -207,16 +207,16 @@ pub fn run(cfg: &MatchConfig, variant: Arc<Variant>) -> MatchOutcome {
                 book.add(&f);
                 crate::outln!("{}", book.progress(played, total));
                 if let Some(sprt) = cfg.sprt
-                    && let Some(d) = sprt.decision(&book.results.pair(0, 1))
+                    && book.sprt_stop.is_none()
+                    && let Some(decision) = sprt.decision(&book.results.pair(0, 1))
                 {
-                    crate::outln!(
-                        "SPRT: {} accepted",
-                        if d == SprtDecision::AcceptH1 {
-                            "H1"
-                        } else {
-                            "H0"
-                        }
-                    );
+                    let at = SprtStop {
+                        games: played,
+                        decision,
+                        llr: sprt.llr(&book.results.pair(0, 1)),
+                    };
+                    crate::outln!("{}", at.line());
+                    book.sprt_stop = Some(at);
                     stop.store(true, Ordering::Relaxed);
                 }
             }
@@ -327,9 +327,51 @@ fn worker(
     }
 }
 
+/// Where the SPRT stopped a match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SprtStop {
+    /// Games counted when the test decided.
+    games: usize,
+    decision: SprtDecision,
+    llr: f64,
+}
+
+impl SprtStop {
+    fn line(&self) -> String {
+        format!(
+            "SPRT: {} accepted at game {} (LLR {:.2})",
+            if self.decision == SprtDecision::AcceptH1 {
+                "H1"
+            } else {
+                "H0"
+            },
+            self.games,
+            self.llr
+        )
+    }
+
+    /// The decision stands at the game where the test crossed its bound;
+    /// games already in progress then are finished and counted, and may
+    /// move the LLR of the whole match back inside the bounds.
+    fn summary_line(&self, games: usize) -> String {
+        let late = games.saturating_sub(self.games);
+        if late == 0 {
+            return self.line();
+        }
+        format!(
+            "{}; the {late} game{} then in progress {} finished and counted above",
+            self.line(),
+            if late == 1 { "" } else { "s" },
+            if late == 1 { "was" } else { "were" }
+        )
+    }
+}
+
 /// Results and timing figures of a match.
 struct Tally {
     results: Results,
+    /// Where the SPRT decided, if it did.
+    sprt_stop: Option<SprtStop>,
     terminations: std::collections::BTreeMap<String, usize>,
     sprt: Option<stats::Sprt>,
     min_clock_left_ms: Option<i64>,
@@ -342,6 +384,7 @@ impl Tally {
     fn new(cfg: &MatchConfig) -> Tally {
         Tally {
             results: Results::new(cfg.engines.iter().map(|e| e.name.clone()).collect()),
+            sprt_stop: None,
             terminations: Default::default(),
             sprt: cfg.sprt,
             min_clock_left_ms: None,
@@ -394,6 +437,10 @@ impl Tally {
         for line in self.results.summary(self.sprt) {
             crate::outln!("{line}");
         }
+        if let Some(at) = self.sprt_stop {
+            let games = self.results.total(0).games() as usize;
+            crate::outln!("{}", at.summary_line(games));
+        }
         let ends: Vec<String> = self
             .terminations
             .iter()
@@ -421,7 +468,31 @@ impl Tally {
 
 #[cfg(test)]
 mod tests {
-    use super::schedule;
+    use super::{SprtDecision, SprtStop, schedule};
+
+    #[test]
+    fn the_sprt_stop_is_reported_with_the_games_that_followed() {
+        let at = SprtStop {
+            games: 73,
+            decision: SprtDecision::AcceptH1,
+            llr: 3.012,
+        };
+        assert_eq!(at.line(), "SPRT: H1 accepted at game 73 (LLR 3.01)");
+        assert_eq!(at.summary_line(73), at.line());
+        assert_eq!(
+            at.summary_line(75),
+            "SPRT: H1 accepted at game 73 (LLR 3.01); \
+             the 2 games then in progress were finished and counted above"
+        );
+        let h0 = SprtStop {
+            decision: SprtDecision::AcceptH0,
+            llr: -2.95,
+            ..at
+        };
+        assert!(h0.summary_line(74).starts_with(
+            "SPRT: H0 accepted at game 73 (LLR -2.95); the 1 game then in progress was"
+        ));
+    }
 
     #[test]
     fn every_opening_with_both_colours() {
