@@ -315,6 +315,14 @@ fn stack_moves_travel_over_xboard_and_replay() {
     assert!(ok, "{text}");
 }
 
+fn wld(wins: u32, losses: u32, draws: u32) -> Score {
+    Score {
+        wins,
+        losses,
+        draws,
+    }
+}
+
 fn close(a: f64, b: f64) {
     assert!((a - b).abs() < 1e-9, "{a} != {b}");
 }
@@ -382,26 +390,14 @@ fn statistics_equal_a_reference_computation() {
     // bound (the normal approximation with the sample's variance gave
     // 3.15 and accepted H1); 30-11-18 in 59 games accepts H1.
     let sprt50 = Sprt::parse(&["elo0=0", "elo1=50", "alpha=0.05", "beta=0.05"]).unwrap();
-    let lucky = Score {
-        wins: 5,
-        losses: 0,
-        draws: 2,
-    };
+    let lucky = wld(5, 0, 2);
     close(sprt50.llr(&lucky), 0.9351428847724066);
     assert!(sprt50.decision(&lucky).is_none());
-    let decided = Score {
-        wins: 30,
-        losses: 11,
-        draws: 18,
-    };
+    let decided = wld(30, 11, 18);
     close(sprt50.llr(&decided), 3.0981764967014502);
     assert!(sprt50.decision(&decided).is_some());
     // Only draws: some evidence against the stronger hypothesis.
-    let drawn = Score {
-        wins: 0,
-        losses: 0,
-        draws: 4,
-    };
+    let drawn = wld(0, 0, 4);
     close(sprt.llr(&drawn), -0.05698775522803688);
     // Hypotheses the fit cannot take are refused.
     for bad in ["elo1=inf", "elo1=NaN", "elo1=100000"] {

@@ -339,14 +339,8 @@ struct SprtStop {
 impl SprtStop {
     fn line(&self) -> String {
         format!(
-            "SPRT: {} accepted at game {} (LLR {:.2})",
-            if self.decision == SprtDecision::AcceptH1 {
-                "H1"
-            } else {
-                "H0"
-            },
-            self.games,
-            self.llr
+            "SPRT: {} at game {} (LLR {:.2})",
+            self.decision, self.games, self.llr
         )
     }
 

@@ -2,7 +2,7 @@
 //! the game pairs' pentanomial counts) and their summary table: the match
 //! runner and `amalgam pgn stats` print the same lines from the same games.
 
-use super::stats::{Pentanomial, Score, Sprt, SprtDecision};
+use super::stats::{Pentanomial, Score, Sprt};
 use crate::rules::game::Outcome;
 use std::collections::HashMap;
 
@@ -189,11 +189,9 @@ impl Results {
 /// The SPRT's parameters, LLR, bounds and decision for `score`.
 pub fn sprt_line(sprt: &Sprt, score: &Score) -> String {
     let (lo, hi) = sprt.bounds();
-    let decision = match sprt.decision(score) {
-        Some(SprtDecision::AcceptH1) => "H1 accepted",
-        Some(SprtDecision::AcceptH0) => "H0 accepted",
-        None => "no decision",
-    };
+    let decision = sprt
+        .decision(score)
+        .map_or("no decision".to_string(), |d| d.to_string());
     format!(
         "SPRT elo0={} elo1={} alpha={} beta={}: LLR {:.2} [{lo:.2}, {hi:.2}], {decision}",
         sprt.elo0,

@@ -211,6 +211,15 @@ pub enum SprtDecision {
     AcceptH1,
 }
 
+impl std::fmt::Display for SprtDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            SprtDecision::AcceptH0 => "H0 accepted",
+            SprtDecision::AcceptH1 => "H1 accepted",
+        })
+    }
+}
+
 impl Sprt {
     /// Parse `elo0=0 elo1=5 alpha=0.05 beta=0.05` (any order; all four).
     pub fn parse(words: &[&str]) -> Result<Sprt, String> {
