@@ -1,14 +1,23 @@
 //! The crate's layers, read from its sources: a module names only modules of
 //! its own layer or of the layers below it, and no two modules of the crate
-//! import each other, directly or around a circle.
+//! import each other, directly or around a circle, at any depth.
 //!
 //! The layers, top to bottom, are the folders of `src/`: `cli`, `tools`,
-//! `protocol`, `engine`, `rules`, `util`. A module here is a layer's folder
-//! or file one level down (`rules::board`, `engine::search`, `util::rng`);
-//! a layer's own `mod.rs` is the module named by the layer alone.
+//! `protocol`, `engine`, `rules`, `util`. Every source file is a module
+//! (`rules/movegen/plain.rs` is `rules::movegen::plain`, a folder's
+//! `mod.rs` the folder's module). Circles are looked for among the
+//! children of every module, from the layers down to single files: two
+//! files of one folder, or two folders (each with everything below it),
+//! that import each other, directly or around a circle. A folder's
+//! `mod.rs` stands beside its children; its own children it names by bare
+//! name (`use walker::man_moves;`), which declares and re-exports them and
+//! is not read as an import.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+/// A module's path from the crate's root: `["rules", "movegen", "plain"]`.
+type ModPath = Vec<String>;
 
 /// The layers, from the top down.
 const LAYERS: [&str; 6] = ["cli", "tools", "protocol", "engine", "rules", "util"];
@@ -282,37 +291,51 @@ fn paths_at(chars: &[char], i: &mut usize) -> Vec<Vec<String>> {
     }
 }
 
-/// The module a path names: its layer and the layer's module below it.
-fn module_of(path: &[String]) -> Option<String> {
-    let layer = path.first()?;
-    rank(layer)?;
-    Some(match path.get(1) {
-        Some(m) if m.chars().next().is_some_and(|c| c.is_lowercase()) => format!("{layer}::{m}"),
-        _ => layer.clone(),
-    })
+/// The module a path names: the longest start of it that is the module of
+/// a source file (`rules::movegen::walker::emit` names
+/// `rules::movegen::walker`); none outside the layers.
+fn module_of(path: &[String], files: &BTreeMap<ModPath, String>) -> Option<ModPath> {
+    rank(path.first()?)?;
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|m| files.contains_key(m))
 }
 
 struct Crate {
-    /// Module -> the modules its code outside the tests names, with a file
-    /// that names each. Tests may set their cases up with modules above
-    /// the one they test (the set of variants, say), so only the code the
-    /// engine runs counts for circles.
-    edges: BTreeMap<String, BTreeMap<String, String>>,
+    /// Each module's source file, as a path below `src/`.
+    files: BTreeMap<ModPath, String>,
+    /// Module -> the modules its code outside the tests names. Tests may
+    /// set their cases up with modules above the one they test (the set of
+    /// variants, say), so only the code the engine runs counts for circles.
+    edges: BTreeMap<ModPath, BTreeSet<ModPath>>,
     /// (file, its layer, the higher layer it names, the path).
     upward: Vec<(String, String, String, String)>,
 }
 
+/// The crate whose sources are below `src`.
 fn read_crate(src: &Path) -> Crate {
     let mut files = Vec::new();
     sources(src, &mut files);
-    let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    let mut upward = Vec::new();
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|file| {
+            let relative = file.strip_prefix(src).unwrap();
+            let shown = relative.to_string_lossy().replace('\\', "/");
+            (shown, std::fs::read_to_string(file).unwrap())
+        })
+        .collect();
+    read_sources(&texts)
+}
+
+/// The crate made of `(path below src/, text)` pairs.
+fn read_sources(texts: &[(String, String)]) -> Crate {
     // The files of test modules, `#[cfg(test)] mod NAME;` in their parent.
     let mut test_files = BTreeSet::new();
-    for file in &files {
-        let (_, names) = without_tests(&code_only(&std::fs::read_to_string(file).unwrap()));
-        let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs");
-        let dir = if is_mod_rs {
+    for (file, text) in texts {
+        let (_, names) = without_tests(&code_only(text));
+        let file = Path::new(file);
+        let dir = if file.file_name().is_some_and(|n| n == "mod.rs") {
             file.parent().unwrap().to_path_buf()
         } else {
             file.with_extension("")
@@ -322,59 +345,157 @@ fn read_crate(src: &Path) -> Crate {
             test_files.insert(dir.join(name).join("mod.rs"));
         }
     }
-    for file in files {
-        let relative = file.strip_prefix(src).unwrap();
-        let own = module_path(relative);
-        let Some(own_module) = module_of(&own) else {
-            continue; // lib.rs and main.rs stand above the layers
+    let mut files = BTreeMap::new();
+    for (file, _) in texts {
+        let own = module_path(Path::new(file));
+        if own.first().is_some_and(|layer| rank(layer).is_some()) {
+            files.insert(own, file.clone());
+        }
+    }
+    let mut edges: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+    let mut upward = Vec::new();
+    for (file, text) in texts {
+        let own = module_path(Path::new(file));
+        // lib.rs and main.rs stand above the layers.
+        let Some(own_rank) = own.first().and_then(|layer| rank(layer)) else {
+            continue;
         };
-        let own_rank = rank(&own[0]).unwrap();
-        let is_mod_rs = relative.file_name().is_some_and(|n| n == "mod.rs");
-        let code = code_only(&std::fs::read_to_string(&file).unwrap());
-        let (engine_code, _) = without_tests(&code);
-        let engine_code = if test_files.contains(&file) {
-            String::new()
-        } else {
-            engine_code
-        };
-        let runs: Vec<String> = named_paths(&engine_code, &own, is_mod_rs)
-            .iter()
-            .filter_map(|p| module_of(p))
-            .collect();
+        let is_mod_rs = file.ends_with("mod.rs");
+        let code = code_only(text);
         for path in named_paths(&code, &own, is_mod_rs) {
-            let Some(named) = module_of(&path) else {
+            let Some(named_rank) = path.first().and_then(|layer| rank(layer)) else {
                 continue;
             };
-            let named_rank = rank(&path[0]).unwrap();
-            let shown = relative.display().to_string();
             if named_rank < own_rank {
                 upward.push((
-                    shown.clone(),
+                    file.clone(),
                     own[0].clone(),
                     path[0].clone(),
                     path.join("::"),
                 ));
             }
-            if named != own_module && runs.contains(&named) {
-                edges
-                    .entry(own_module.clone())
-                    .or_default()
-                    .entry(named)
-                    .or_insert(shown);
+        }
+        if test_files.contains(Path::new(file)) {
+            continue;
+        }
+        let (engine_code, _) = without_tests(&code);
+        for path in named_paths(&engine_code, &own, is_mod_rs) {
+            if let Some(named) = module_of(&path, &files)
+                && named != own
+            {
+                edges.entry(own.clone()).or_default().insert(named);
             }
         }
     }
-    Crate { edges, upward }
+    Crate {
+        files,
+        edges,
+        upward,
+    }
 }
 
-/// The circles of the module graph: each strongly connected set of more
-/// than one module, with the files that close it.
-fn circles(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>> {
-    let nodes: BTreeSet<&String> = edges
+/// A circle of modules, children of one module, that import each other.
+#[derive(Debug)]
+struct Circle {
+    /// The module whose children close it (`rules::movegen`; `crate` for
+    /// the layers).
+    within: String,
+    /// Its members: files (`rules/movegen/plain.rs`) and folders
+    /// (`engine/eval/`, with everything below).
+    members: Vec<String>,
+    /// Each import between members: `a -> b`, with the file that makes it
+    /// where `a` is a folder.
+    imports: Vec<String>,
+}
+
+impl std::fmt::Display for Circle {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        writeln!(f, "in {}: {}", self.within, self.members.join(", "))?;
+        for import in &self.imports {
+            writeln!(f, "    {import}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The circles among the children of every module: each strongly
+/// connected set of more than one child, where a child holds its file and
+/// everything below it, and a module's own file stands beside its children.
+/// A circle is found once, below the deepest module that holds all of it.
+fn circles(krate: &Crate) -> Vec<Circle> {
+    let parents: BTreeSet<ModPath> = krate
+        .files
+        .keys()
+        .flat_map(|m| (0..m.len()).map(|n| m[..n].to_vec()))
+        .collect();
+    let mut found = Vec::new();
+    for parent in &parents {
+        // The child of `parent` that holds module `m`, if `parent` holds it.
+        let child = |m: &ModPath| -> Option<ModPath> {
+            m.starts_with(parent)
+                .then(|| m[..(parent.len() + 1).min(m.len())].to_vec())
+        };
+        // Child -> child -> the first file that imports one from the other.
+        let mut local: BTreeMap<ModPath, BTreeMap<ModPath, String>> = BTreeMap::new();
+        for (from, named) in &krate.edges {
+            for to in named {
+                if let (Some(a), Some(b)) = (child(from), child(to))
+                    && a != b
+                {
+                    local
+                        .entry(a)
+                        .or_default()
+                        .entry(b)
+                        .or_insert_with(|| krate.files[from].clone());
+                }
+            }
+        }
+        let shown = |m: &ModPath| -> String {
+            let below = krate
+                .files
+                .keys()
+                .any(|f| f.len() > m.len() && f.starts_with(m));
+            if m != parent && below {
+                format!("{}/", m.join("/"))
+            } else {
+                krate.files[m].clone()
+            }
+        };
+        for group in strongly_connected(&local) {
+            let mut imports = Vec::new();
+            for a in &group {
+                for b in &group {
+                    if let Some(file) = local.get(a).and_then(|m| m.get(b)) {
+                        let (a_shown, b_shown) = (shown(a), shown(b));
+                        if *file == a_shown {
+                            imports.push(format!("{a_shown} -> {b_shown}"));
+                        } else {
+                            imports.push(format!("{a_shown} -> {b_shown} (in {file})"));
+                        }
+                    }
+                }
+            }
+            found.push(Circle {
+                within: if parent.is_empty() {
+                    "crate".to_string()
+                } else {
+                    parent.join("::")
+                },
+                members: group.iter().map(shown).collect(),
+                imports,
+            });
+        }
+    }
+    found
+}
+
+/// The strongly connected sets of more than one node of a graph.
+fn strongly_connected<T: Ord + Clone, W>(edges: &BTreeMap<T, BTreeMap<T, W>>) -> Vec<Vec<T>> {
+    let nodes: BTreeSet<&T> = edges
         .keys()
         .chain(edges.values().flat_map(|m| m.keys()))
         .collect();
-    let reaches = |from: &String| -> BTreeSet<String> {
+    let reaches = |from: &T| -> BTreeSet<T> {
         let mut seen = BTreeSet::new();
         let mut stack = vec![from.clone()];
         while let Some(n) = stack.pop() {
@@ -386,29 +507,20 @@ fn circles(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String
         }
         seen
     };
-    let reach: BTreeMap<&String, BTreeSet<String>> =
-        nodes.iter().map(|n| (*n, reaches(n))).collect();
+    let reach: BTreeMap<&T, BTreeSet<T>> = nodes.iter().map(|n| (*n, reaches(n))).collect();
     let mut done = BTreeSet::new();
     let mut found = Vec::new();
     for n in &nodes {
         if done.contains(*n) || !reach[n].contains(*n) {
             continue;
         }
-        let group: Vec<String> = nodes
+        let group: Vec<T> = nodes
             .iter()
             .filter(|m| reach[n].contains(**m) && reach[*m].contains(*n))
             .map(|m| (*m).clone())
             .collect();
-        let mut shown = Vec::new();
-        for a in &group {
-            for b in &group {
-                if let Some(file) = edges.get(a).and_then(|m| m.get(b)) {
-                    shown.push(format!("{a} -> {b} ({file})"));
-                }
-            }
-            done.insert(a.clone());
-        }
-        found.push(shown);
+        done.extend(group.iter().cloned());
+        found.push(group);
     }
     found
 }
@@ -433,11 +545,15 @@ fn lower_layers_never_name_higher_ones() {
 }
 
 #[test]
-fn no_module_imports_another_around_a_circle() {
-    let krate = read_crate(&src());
-    let found = circles(&krate.edges);
-    let report: Vec<String> = found.iter().map(|c| c.join("; ")).collect();
-    assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
+fn no_modules_import_each_other_around_a_circle() {
+    let found = circles(&read_crate(&src()));
+    let report: Vec<String> = found.iter().map(|c| c.to_string()).collect();
+    assert!(
+        found.is_empty(),
+        "{} import circles:\n{}",
+        found.len(),
+        report.join("")
+    );
 }
 
 #[test]
@@ -457,35 +573,119 @@ fn every_folder_of_src_is_a_layer() {
 // The reader of the sources, tried on text made for it: each test fails when
 // the reader misses the import it plants.
 
+/// Sources from `(path below src/, text)` pairs.
+fn planted(files: &[(&str, &str)]) -> Crate {
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|(path, text)| (path.to_string(), text.to_string()))
+        .collect();
+    read_sources(&texts)
+}
+
 #[test]
 fn an_upward_import_in_a_planted_tree_is_found() {
-    let dir = std::env::temp_dir().join(format!("amalgam-layers-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("rules/board")).unwrap();
-    std::fs::create_dir_all(dir.join("engine")).unwrap();
-    std::fs::write(dir.join("rules/mod.rs"), "pub mod board;\n").unwrap();
-    std::fs::write(
-        dir.join("rules/board/mod.rs"),
-        "// crate::engine in a comment does not count\nconst S: &str = \"crate::tools\";\nuse crate::{util::x, engine::Searcher};\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("engine/mod.rs"), "use super::rules::board::X;\n").unwrap();
-    std::fs::create_dir_all(dir.join("util")).unwrap();
-    std::fs::write(
-        dir.join("util/mod.rs"),
-        "#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod more { use crate::util::x::Y; use crate::engine::Z; }\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("util/x.rs"), "use crate::util::W;\n").unwrap();
-    std::fs::write(dir.join("util/tests.rs"), "use crate::util::x::V;\n").unwrap();
-    let krate = read_crate(&dir);
-    let _ = std::fs::remove_dir_all(&dir);
+    let krate = planted(&[
+        ("rules/mod.rs", "pub mod board;\n"),
+        (
+            "rules/board/mod.rs",
+            "// crate::engine in a comment does not count\nconst S: &str = \"crate::tools\";\nuse crate::{util::x, engine::Searcher};\n",
+        ),
+        ("engine/mod.rs", "use super::rules::board::X;\n"),
+        (
+            "util/mod.rs",
+            "#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod more { use crate::util::x::Y; use crate::engine::Z; }\n",
+        ),
+        ("util/x.rs", "use crate::util::W;\n"),
+        ("util/tests.rs", "use crate::util::x::V;\n"),
+    ]);
     let upward: Vec<&str> = krate.upward.iter().map(|u| u.3.as_str()).collect();
     // A test module's upward import counts; its module names do not close
     // circles (util::x -> util is a circle only with util's tests).
     assert_eq!(upward, ["engine::Searcher", "engine::Z"]);
-    let found = circles(&krate.edges);
-    assert_eq!(found.len(), 1, "engine <-> rules::board only: {found:?}");
+    let found = circles(&krate);
+    assert_eq!(found.len(), 1, "engine <-> rules only: {found:?}");
+    assert_eq!(found[0].within, "crate");
+    assert_eq!(found[0].members, ["engine/mod.rs", "rules/"]);
+}
+
+#[test]
+fn a_circle_between_files_at_any_depth_is_found_and_a_chain_is_not() {
+    let krate = planted(&[
+        ("rules/mod.rs", "pub mod gen;\npub mod other;\n"),
+        ("rules/gen/mod.rs", "pub mod deep;\nmod free;\n"),
+        (
+            "rules/gen/deep/mod.rs",
+            "mod a;\nmod b;\nmod c;\npub use a::f;\n",
+        ),
+        // a -> b -> c -> a, each named another way.
+        (
+            "rules/gen/deep/a.rs",
+            "use super::b::g;\npub fn f() { g() }\n",
+        ),
+        (
+            "rules/gen/deep/b.rs",
+            "pub fn g() { crate::rules::gen::deep::c::h() }\n",
+        ),
+        (
+            "rules/gen/deep/c.rs",
+            "use super::{super::free::k, a::f};\n",
+        ),
+        // free <- c only, and other/x -> other/y without a way back (y's
+        // test names x, which does not count).
+        ("rules/gen/free.rs", "use crate::rules::types::T;\n"),
+        ("rules/other/mod.rs", "mod x;\nmod y;\n"),
+        ("rules/other/x.rs", "use super::y::Y;\n"),
+        (
+            "rules/other/y.rs",
+            "pub struct Y;\n#[cfg(test)]\nmod tests { use super::super::x::X; }\n",
+        ),
+        ("rules/types.rs", "pub struct T;\n"),
+    ]);
+    let found = circles(&krate);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].within, "rules::gen::deep");
+    assert_eq!(
+        found[0].members,
+        [
+            "rules/gen/deep/a.rs",
+            "rules/gen/deep/b.rs",
+            "rules/gen/deep/c.rs"
+        ]
+    );
+    assert_eq!(
+        found[0].imports,
+        [
+            "rules/gen/deep/a.rs -> rules/gen/deep/b.rs",
+            "rules/gen/deep/b.rs -> rules/gen/deep/c.rs",
+            "rules/gen/deep/c.rs -> rules/gen/deep/a.rs"
+        ]
+    );
+}
+
+#[test]
+fn a_circle_between_folders_is_found_with_the_files_that_close_it() {
+    // No file imports one that imports it back, but the folders p and q
+    // do: p/one -> q/two, q/three -> p/four.
+    let krate = planted(&[
+        ("engine/mod.rs", "pub mod p;\npub mod q;\n"),
+        ("engine/p/mod.rs", "mod four;\nmod one;\n"),
+        ("engine/p/one.rs", "use crate::engine::q::two::f;\n"),
+        ("engine/p/four.rs", "pub fn g() {}\n"),
+        ("engine/q/mod.rs", "pub mod three;\npub mod two;\n"),
+        ("engine/q/two.rs", "pub fn f() {}\n"),
+        ("engine/q/three.rs", "use crate::engine::p::four::g;\n"),
+    ]);
+    let found = circles(&krate);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].within, "engine");
+    assert_eq!(found[0].members, ["engine/p/", "engine/q/"]);
+    assert_eq!(
+        found[0].imports,
+        [
+            "engine/p/ -> engine/q/ (in engine/p/one.rs)",
+            "engine/q/ -> engine/p/ (in engine/q/three.rs)"
+        ]
+    );
 }
 
 #[test]
@@ -498,9 +698,19 @@ fn super_paths_resolve_from_the_files_module() {
         false,
     );
     assert_eq!(paths[0], ["rules", "board", "position", "P"]);
-    assert_eq!(module_of(&paths[0]).unwrap(), "rules::board");
     assert_eq!(paths[1], ["rules", "movegen", "m"]);
     let own = module_path(Path::new("rules/board/mod.rs"));
     let paths = named_paths("use super::movegen::legal;", &own, true);
-    assert_eq!(module_of(&paths[0]).unwrap(), "rules::movegen");
+    assert_eq!(paths[0], ["rules", "movegen", "legal"]);
+    let files: BTreeMap<ModPath, String> = [
+        (vec!["rules".to_string()], "rules/mod.rs".to_string()),
+        (
+            vec!["rules".to_string(), "movegen".to_string()],
+            "rules/movegen/mod.rs".to_string(),
+        ),
+    ]
+    .into();
+    // The module named is the deepest file that the path reaches.
+    assert_eq!(module_of(&paths[0], &files).unwrap(), ["rules", "movegen"]);
+    assert_eq!(module_of(&["cli".to_string()], &files), None);
 }

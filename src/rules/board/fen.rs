@@ -113,7 +113,6 @@ impl Position {
     /// dropped, as is an en-passant square with no man that could just have
     /// double-stepped past it.
     pub(crate) fn read_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
-        let v = variant.clone();
         let mut pos = Position::empty(variant);
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.is_empty() {
@@ -122,75 +121,36 @@ impl Position {
         if fields.len() > 6 {
             return Err(FenError::TooManyFields(fields.len()));
         }
-        // Board.
-        let rows: Vec<&str> = fields[0].split('/').collect();
-        if rows.len() != v.ranks {
+        let field = |i: usize, default: &'static str| fields.get(i).copied().unwrap_or(default);
+        pos.read_board(fields[0])?;
+        pos.side = match field(1, "w") {
+            "w" => Color::White,
+            "b" => Color::Black,
+            s => return Err(FenError::BadSide(s.to_string())),
+        };
+        pos.read_castling(field(2, "-"))?;
+        pos.read_en_passant(field(3, "-"))?;
+        pos.halfmove = read_counter(fields.get(4).copied(), 0, "halfmove clock")?;
+        pos.fullmove = read_counter(fields.get(5).copied(), 1, "fullmove number")?.max(1);
+        pos.check_sane()?;
+        pos.refresh_hash();
+        Ok(pos)
+    }
+
+    /// Set the men of the board field up on the empty board; each side
+    /// must have exactly one king.
+    fn read_board(&mut self, board: &str) -> Result<(), FenError> {
+        let ranks = self.variant.ranks;
+        let rows: Vec<&str> = board.split('/').collect();
+        if rows.len() != ranks {
             return Err(FenError::RankCount {
                 found: rows.len(),
-                expected: v.ranks,
+                expected: ranks,
             });
         }
         let mut kings = [0usize; 2];
         for (i, row) in rows.iter().enumerate() {
-            let rank = v.ranks - 1 - i;
-            let mut file = 0usize;
-            let mut chars = row.chars().peekable();
-            while let Some(c) = chars.next() {
-                if c.is_ascii_digit() {
-                    let mut n = c.to_digit(10).unwrap_or(0) as usize;
-                    while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
-                        n = n * 10 + d as usize;
-                        chars.next();
-                        if n > 99 {
-                            break;
-                        }
-                    }
-                    if n == 0 {
-                        return Err(FenError::EmptyRun { rank: rank + 1 });
-                    }
-                    file += n;
-                    if file > v.files {
-                        return Err(FenError::RankTooLong {
-                            rank: rank + 1,
-                            files: v.files,
-                        });
-                    }
-                    continue;
-                }
-                let Some(t) = v.type_of_letter(c) else {
-                    return Err(FenError::UnknownPiece {
-                        letter: c,
-                        variant: v.name.clone(),
-                    });
-                };
-                if file >= v.files {
-                    return Err(FenError::RankTooLong {
-                        rank: rank + 1,
-                        files: v.files,
-                    });
-                }
-                let color = if c.is_ascii_uppercase() {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                if t == v.king {
-                    kings[color.index()] += 1;
-                }
-                let sq = Square::new(file, rank).index();
-                if pos.b.lists[color.index()].squares.len() >= MAX_MEN {
-                    return Err(FenError::TooManyMen);
-                }
-                pos.b.set(&v, sq, Cell::piece(t, color));
-                file += 1;
-            }
-            if file != v.files {
-                return Err(FenError::RankTooShort {
-                    rank: rank + 1,
-                    found: file,
-                    expected: v.files,
-                });
-            }
+            self.read_rank(row, ranks - 1 - i, &mut kings)?;
         }
         if kings != [1, 1] {
             return Err(FenError::KingCount {
@@ -198,91 +158,146 @@ impl Position {
                 black: kings[1],
             });
         }
-        // Side to move.
-        pos.side = match fields.get(1).copied().unwrap_or("w") {
-            "w" => Color::White,
-            "b" => Color::Black,
-            s => return Err(FenError::BadSide(s.to_string())),
+        Ok(())
+    }
+
+    /// Set up one rank (`rank` from 0) of the board field, counting each
+    /// side's kings in `kings`.
+    fn read_rank(
+        &mut self,
+        row: &str,
+        rank: usize,
+        kings: &mut [usize; 2],
+    ) -> Result<(), FenError> {
+        let v = &*self.variant;
+        let too_long = FenError::RankTooLong {
+            rank: rank + 1,
+            files: v.files,
         };
-        // Castling rights.
-        let castling = fields.get(2).copied().unwrap_or("-");
-        if castling != "-" {
-            for c in castling.chars() {
-                let (color, kingside) = match c {
-                    'K' => (Color::White, true),
-                    'Q' => (Color::White, false),
-                    'k' => (Color::Black, true),
-                    'q' => (Color::Black, false),
-                    _ => return Err(FenError::BadCastling(c)),
-                };
-                if let Some(rule) = v
-                    .castling
-                    .iter()
-                    .find(|r| r.color == color && r.kingside == kingside)
-                {
-                    let king_ok = pos.b.cells[rule.king_from.index()] == Cell::piece(v.king, color);
-                    let corner = pos.b.cells[rule.rook_from.index()];
-                    let corner_ok = corner.is_color(color)
-                        && v.piece(corner.kind()).members & v.castling_pieces != 0;
-                    if king_ok && corner_ok {
-                        pos.castling |= 1 << rule.bit;
-                    }
+        let mut file = 0usize;
+        let mut chars = row.chars().peekable();
+        while let Some(c) = chars.next() {
+            if let Some(digit) = c.to_digit(10) {
+                let n = empty_run(digit, &mut chars);
+                if n == 0 {
+                    return Err(FenError::EmptyRun { rank: rank + 1 });
+                }
+                file += n;
+                if file > v.files {
+                    return Err(too_long);
+                }
+                continue;
+            }
+            let Some(t) = v.type_of_letter(c) else {
+                return Err(FenError::UnknownPiece {
+                    letter: c,
+                    variant: v.name.clone(),
+                });
+            };
+            if file >= v.files {
+                return Err(too_long);
+            }
+            let color = if c.is_ascii_uppercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if t == v.king {
+                kings[color.index()] += 1;
+            }
+            if self.b.lists[color.index()].squares.len() >= MAX_MEN {
+                return Err(FenError::TooManyMen);
+            }
+            let sq = Square::new(file, rank).index();
+            self.b.set(v, sq, Cell::piece(t, color));
+            file += 1;
+        }
+        if file != v.files {
+            return Err(FenError::RankTooShort {
+                rank: rank + 1,
+                found: file,
+                expected: v.files,
+            });
+        }
+        Ok(())
+    }
+
+    /// The castling rights of the castling field (`-` for none) that the
+    /// board allows: a right whose king or corner man is not on its start
+    /// square is dropped.
+    fn read_castling(&mut self, field: &str) -> Result<(), FenError> {
+        if field == "-" {
+            return Ok(());
+        }
+        let v = &*self.variant;
+        for c in field.chars() {
+            let (color, kingside) = match c {
+                'K' => (Color::White, true),
+                'Q' => (Color::White, false),
+                'k' => (Color::Black, true),
+                'q' => (Color::Black, false),
+                _ => return Err(FenError::BadCastling(c)),
+            };
+            if let Some(rule) = v
+                .castling
+                .iter()
+                .find(|r| r.color == color && r.kingside == kingside)
+            {
+                let king_ok = self.b.cells[rule.king_from.index()] == Cell::piece(v.king, color);
+                let corner = self.b.cells[rule.rook_from.index()];
+                let corner_ok = corner.is_color(color)
+                    && v.piece(corner.kind()).members & v.castling_pieces != 0;
+                if king_ok && corner_ok {
+                    self.castling |= 1 << rule.bit;
                 }
             }
         }
-        // En passant.
-        let ep = fields.get(3).copied().unwrap_or("-");
-        if ep != "-" {
-            let Some(sq) = v.parse_square(ep) else {
-                return Err(FenError::BadEnPassant(ep.to_string()));
-            };
-            // The man that double-stepped stands one step beyond the square,
-            // seen from the side that moved.
-            let mover = pos.side.flip();
-            let victim = if mover == Color::White {
-                sq.index() + 16
-            } else {
-                sq.index() - 16
-            };
-            let vc = pos.b.cells[victim];
-            let stepper = vc.is_color(mover)
-                && v.piece(vc.kind()).rules[mover.index()]
-                    .iter()
-                    .any(|r| r.double_step);
-            if pos.b.cells[sq.index()].is_empty() && stepper {
-                pos.ep = sq.0;
-                pos.ep_victim = victim as u8;
-            }
+        Ok(())
+    }
+
+    /// The en-passant square of its field (`-` for none), kept only when it
+    /// is empty and a man of the side that moved, able to double-step,
+    /// stands one step beyond it.
+    fn read_en_passant(&mut self, field: &str) -> Result<(), FenError> {
+        if field == "-" {
+            return Ok(());
         }
-        // Clocks.
-        let number = |i: usize, default: u32, counter: &'static str| -> Result<u32, FenError> {
-            match fields.get(i) {
-                None => Ok(default),
-                Some(s) => match s.parse::<u32>() {
-                    Ok(n) if n <= MAX_FEN_COUNTER => Ok(n),
-                    Ok(_) => Err(FenError::CounterTooLarge {
-                        counter,
-                        text: s.to_string(),
-                    }),
-                    Err(_) => Err(FenError::CounterNotNumber {
-                        counter,
-                        text: s.to_string(),
-                    }),
-                },
-            }
+        let v = &*self.variant;
+        let Some(sq) = v.parse_square(field) else {
+            return Err(FenError::BadEnPassant(field.to_string()));
         };
-        pos.halfmove = number(4, 0, "halfmove clock")?;
-        pos.fullmove = number(5, 1, "fullmove number")?.max(1);
-        // Sanity: the side that just moved may not be in check, and no man
-        // may stand where it must already have promoted.
-        let them = pos.side.flip();
-        if is_attacked(&pos, pos.b.kings[them.index()] as usize, pos.side) {
+        // The man that double-stepped stands one step beyond the square,
+        // seen from the side that moved.
+        let mover = self.side.flip();
+        let victim = if mover == Color::White {
+            sq.index() + 16
+        } else {
+            sq.index() - 16
+        };
+        let vc = self.b.cells[victim];
+        let stepper = vc.is_color(mover)
+            && v.piece(vc.kind()).rules[mover.index()]
+                .iter()
+                .any(|r| r.double_step);
+        if self.b.cells[sq.index()].is_empty() && stepper {
+            self.ep = sq.0;
+            self.ep_victim = victim as u8;
+        }
+        Ok(())
+    }
+
+    /// The checks of a position read: the side that just moved may not be
+    /// in check, and no man may stand where it must already have promoted.
+    fn check_sane(&self) -> Result<(), FenError> {
+        let v = &*self.variant;
+        let them = self.side.flip();
+        if is_attacked(self, self.b.kings[them.index()] as usize, self.side) {
             return Err(FenError::NotToMoveInCheck);
         }
         if v.mandatory_promotion {
             for color in Color::BOTH {
-                for &sq in pos.men(color) {
-                    let t = pos.b.cells[sq as usize].kind();
+                for &sq in self.men(color) {
+                    let t = self.b.cells[sq as usize].kind();
                     if v.promotion_pawns & t.bit() != 0
                         && v.promotion_region[color.index()].contains(sq as usize)
                     {
@@ -294,8 +309,7 @@ impl Position {
                 }
             }
         }
-        pos.refresh_hash();
-        Ok(pos)
+        Ok(())
     }
 
     /// Write the position as FEN.
@@ -354,6 +368,40 @@ impl Position {
         }
         s.push_str(&format!(" {} {}", self.halfmove, self.fullmove));
         s
+    }
+}
+
+/// The length of a run of empty squares that starts with `first`, its
+/// further digits read from `chars` (a run grown past 99 stops there: the
+/// rank is too long whatever follows).
+fn empty_run(first: u32, chars: &mut std::iter::Peekable<std::str::Chars>) -> usize {
+    let mut n = first as usize;
+    while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+        n = n * 10 + d as usize;
+        chars.next();
+        if n > 99 {
+            break;
+        }
+    }
+    n
+}
+
+/// A halfmove clock or fullmove number (`counter` names which), `default`
+/// when the field is missing.
+fn read_counter(text: Option<&str>, default: u32, counter: &'static str) -> Result<u32, FenError> {
+    let Some(s) = text else {
+        return Ok(default);
+    };
+    match s.parse::<u32>() {
+        Ok(n) if n <= MAX_FEN_COUNTER => Ok(n),
+        Ok(_) => Err(FenError::CounterTooLarge {
+            counter,
+            text: s.to_string(),
+        }),
+        Err(_) => Err(FenError::CounterNotNumber {
+            counter,
+            text: s.to_string(),
+        }),
     }
 }
 

@@ -263,16 +263,12 @@ impl Position {
         ch
     }
 
-    /// Make a move (which must be legal, or at least pseudo-legal).
-    pub fn make(&mut self, mv: Move) {
-        let changes = self.changes(mv);
-        let v = &*self.variant;
-        let us = self.side;
-        let from = mv.from().index();
-        let to = mv.to().index();
-        let kind = mv.kind();
-        let captured = kind != MoveKind::Castle && self.b.cells[to].is_color(us.flip());
-        let mut undo = Undo {
+    /// The undo record of `mv` (`Move::NONE` for a null move) before it is
+    /// made: the state that making it changes, its board changes still to
+    /// come.
+    #[inline(always)]
+    fn undo_record(&self, mv: Move) -> Undo {
+        Undo {
             mv,
             changed: ArrayVec::new(),
             castling: self.castling,
@@ -284,7 +280,19 @@ impl Position {
             pawn_hash: self.b.pawn_hash,
             psq: self.b.psq,
             phase: self.b.phase,
-        };
+        }
+    }
+
+    /// Make a move (which must be legal, or at least pseudo-legal).
+    pub fn make(&mut self, mv: Move) {
+        let changes = self.changes(mv);
+        let v = &*self.variant;
+        let us = self.side;
+        let from = mv.from().index();
+        let to = mv.to().index();
+        let kind = mv.kind();
+        let captured = kind != MoveKind::Castle && self.b.cells[to].is_color(us.flip());
+        let mut undo = self.undo_record(mv);
         let resets = captured
             || kind == MoveKind::EnPassant
             || (kind != MoveKind::Castle && v.n_move_types & v.piece(mv.part()).members != 0);
@@ -389,19 +397,7 @@ impl Position {
     /// Make a null move (pass), for search.
     pub fn make_null(&mut self) {
         let v = &*self.variant;
-        let undo = Undo {
-            mv: Move::NONE,
-            changed: ArrayVec::new(),
-            castling: self.castling,
-            ep: self.ep,
-            ep_victim: self.ep_victim,
-            ep_in_hash: self.ep_in_hash,
-            halfmove: self.halfmove,
-            hash: self.b.hash,
-            pawn_hash: self.b.pawn_hash,
-            psq: self.b.psq,
-            phase: self.b.phase,
-        };
+        let undo = self.undo_record(Move::NONE);
         if self.ep_in_hash {
             self.b.hash ^= v.zobrist.en_passant[self.ep as usize];
             self.ep_in_hash = false;

@@ -4,7 +4,8 @@
 
 use super::castling::castling_moves;
 use super::check::{evasions, king_danger, king_danger_from_men};
-use super::plain::{MoveCounter, simple_man_moves};
+use super::plain::simple_man_moves;
+use super::sink::MoveCounter;
 use super::walker::man_moves;
 use crate::rules::attacks::{Cells, KingTest, at, attacked_among, in_mask, safe_after};
 use crate::rules::board::position::Position;

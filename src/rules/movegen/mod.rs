@@ -9,7 +9,9 @@
 //! filling a square, cannot expose the king.
 //!
 //! - `walker`: the general walker, the moves of any man (stack) by its rules;
-//! - `plain`: plain men and pawn-like steppers in tight loops;
+//! - `plain`: plain men and pawn-like steppers in tight loops, and the
+//!   pawn's double step;
+//! - `sink`: where moves go (a list, or perft's counter), promotions;
 //! - `castling`: castling moves;
 //! - `check`: what threatens the king, and the moves out of check;
 //! - `legal`: the legality filter over all the side's moves.
@@ -20,6 +22,7 @@ mod castling;
 mod check;
 mod legal;
 mod plain;
+mod sink;
 mod walker;
 
 #[cfg(test)]
@@ -33,7 +36,8 @@ use crate::rules::types::{Color, Move, MoveKind, MoveList};
 use crate::rules::variant::CodeMask;
 use castling::castling_moves;
 use legal::{Mode, collect_legal};
-use plain::{MoveCounter, simple_man_captures};
+use plain::simple_man_captures;
+use sink::MoveCounter;
 use walker::man_captures;
 
 /// Whether making `mv` would attack the opponent's king, found on the cells

@@ -1,80 +1,17 @@
 //! Plain men (leaps and slides that move and capture alike) and pawn-like
 //! steppers, in tight loops that the general walker would cover more
-//! slowly, and the move sink that lets perft count their moves unstored.
+//! slowly; the pawn's double step, which the walker takes from here.
 
-use super::walker::emit;
+use super::sink::{MoveSink, emit, push_promoting};
 use crate::rules::attacks::{Cells, at, in_mask};
 use crate::rules::types::{Cell, Color, Move, MoveKind, MoveList, PieceType, Square};
-use crate::rules::variant::{CodeMask, Variant};
-
-/// Where generated moves go: a move list, or a counter for perft's bulk
-/// counting at the last ply (the same generator code serves both).
-pub(crate) trait MoveSink {
-    fn push(&mut self, m: Move);
-    /// Push `m` when `cond` holds (a counter adds without branching).
-    fn push_if(&mut self, cond: bool, m: Move);
-    /// All promotions of a move to `to`.
-    fn promotions(
-        &mut self,
-        v: &Variant,
-        us: Color,
-        from: usize,
-        to: usize,
-        part: PieceType,
-        kind: MoveKind,
-    );
-}
-
-impl MoveSink for MoveList {
-    #[inline(always)]
-    fn push(&mut self, m: Move) {
-        let _ = self.try_push(m);
-    }
-    #[inline(always)]
-    fn push_if(&mut self, cond: bool, m: Move) {
-        if cond {
-            let _ = self.try_push(m);
-        }
-    }
-    #[inline(always)]
-    fn promotions(
-        &mut self,
-        v: &Variant,
-        us: Color,
-        from: usize,
-        to: usize,
-        part: PieceType,
-        kind: MoveKind,
-    ) {
-        emit(self, v, us, from, to, part, kind, true);
-    }
-}
-
-/// Counts moves instead of storing them.
-pub(crate) struct MoveCounter(pub usize);
-
-impl MoveSink for MoveCounter {
-    #[inline(always)]
-    fn push(&mut self, _: Move) {
-        self.0 += 1;
-    }
-    #[inline(always)]
-    fn push_if(&mut self, cond: bool, _: Move) {
-        self.0 += usize::from(cond);
-    }
-    #[inline(always)]
-    fn promotions(&mut self, v: &Variant, _: Color, _: usize, _: usize, _: PieceType, _: MoveKind) {
-        self.0 += v.promotion_types.len()
-            + v.pair_promotion_types.len()
-            + usize::from(!v.mandatory_promotion);
-    }
-}
+use crate::rules::variant::{CodeMask, FastRules, Variant};
 
 /// Moves of a plain man: leaps and slides that move and capture.
 #[inline(always)]
 fn plain_moves<S: MoveSink>(
     cells: &Cells,
-    fast: &crate::rules::variant::FastRules,
+    fast: &FastRules,
     landing: CodeMask,
     from: usize,
     t: PieceType,
@@ -102,25 +39,6 @@ fn plain_moves<S: MoveSink>(
     }
 }
 
-/// Push a move of a man that may promote on arrival.
-#[inline(always)]
-fn push_promoting<S: MoveSink>(
-    out: &mut S,
-    v: &Variant,
-    us: Color,
-    promotes: bool,
-    base: u32,
-    to: usize,
-    kind: MoveKind,
-) {
-    if promotes && v.promotion_region[us.index()].contains(to) {
-        let m = Move(base);
-        out.promotions(v, us, m.from().index(), to, m.part(), kind);
-    } else {
-        out.push(Move(base | (to as u32) << 8 | (kind as u32) << 28));
-    }
-}
-
 /// Moves of a pawn-like man: move-only and capture-only leaps, initial
 /// double steps, en passant, promotion, plain leaps and slides.
 #[inline(always)]
@@ -128,7 +46,7 @@ fn push_promoting<S: MoveSink>(
 fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
     cells: &Cells,
     v: &Variant,
-    fast: &crate::rules::variant::FastRules,
+    fast: &FastRules,
     us: Color,
     from: usize,
     t: PieceType,
@@ -144,22 +62,7 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
             push_promoting(out, v, us, PROMOTES, base, to as usize, MoveKind::Normal);
         }
     }
-    if !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
-        for &(skip, d) in &fast.double_steps {
-            let to = s + d as isize;
-            if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
-                push_promoting(
-                    out,
-                    v,
-                    us,
-                    PROMOTES,
-                    base,
-                    to as usize,
-                    MoveKind::DoubleStep,
-                );
-            }
-        }
-    }
+    double_steps(cells, v, fast, us, from, base, PROMOTES, out);
     for &(d, ep_ok) in &fast.capture_leaps {
         let to = (s + d as isize) as usize;
         let c = cells[to];
@@ -192,6 +95,41 @@ fn stepper_moves<S: MoveSink, const PROMOTES: bool>(
         }
         if in_mask(landing, c) {
             push_promoting(out, v, us, PROMOTES, base, to as usize, MoveKind::Normal);
+        }
+    }
+}
+
+/// The initial double steps of a pawn-like man on `from` (`base`: the
+/// move without its destination and kind): from its initial region only,
+/// over an empty square onto an empty one.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn double_steps<S: MoveSink>(
+    cells: &Cells,
+    v: &Variant,
+    fast: &FastRules,
+    us: Color,
+    from: usize,
+    base: u32,
+    promotes: bool,
+    out: &mut S,
+) {
+    if fast.double_steps.is_empty() || !v.initial_region[us.index()].contains(from) {
+        return;
+    }
+    let s = from as isize;
+    for &(skip, d) in &fast.double_steps {
+        let to = s + d as isize;
+        if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
+            push_promoting(
+                out,
+                v,
+                us,
+                promotes,
+                base,
+                to as usize,
+                MoveKind::DoubleStep,
+            );
         }
     }
 }
@@ -296,13 +234,7 @@ pub(super) fn simple_man_captures(
 
 /// En-passant captures of the man on `from` onto `ep`.
 #[inline]
-fn push_en_passant(
-    fast: &crate::rules::variant::FastRules,
-    from: usize,
-    t: PieceType,
-    ep: usize,
-    out: &mut MoveList,
-) {
+fn push_en_passant(fast: &FastRules, from: usize, t: PieceType, ep: usize, out: &mut MoveList) {
     for &(d, ep_ok) in &fast.capture_leaps {
         if ep_ok && (from as isize + d as isize) as usize == ep {
             let _ = out.try_push(Move::new(

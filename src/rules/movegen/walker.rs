@@ -2,40 +2,11 @@
 //! each part) by its compiled rules, with promotion and merging on
 //! arrival, and the walk toward captures alone.
 
-use super::plain::simple_man_moves;
+use super::plain::{double_steps, simple_man_moves};
+use super::sink::emit;
 use crate::rules::attacks::{Cells, at, in_mask};
 use crate::rules::types::{Cell, Color, Move, MoveKind, MoveList, PieceType, Square};
 use crate::rules::variant::{CodeMask, Rule, SquareSet, Variant};
-
-/// Push a move to `to`, expanded into promotions when `promotes` and the
-/// destination is in the promotion region.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn emit(
-    out: &mut MoveList,
-    v: &Variant,
-    us: Color,
-    from: usize,
-    to: usize,
-    part: PieceType,
-    kind: MoveKind,
-    promotes: bool,
-) {
-    let (f, t) = (Square(from as u8), Square(to as u8));
-    if promotes && v.promotion_region[us.index()].contains(to) {
-        for &p in &v.promotion_types {
-            let _ = out.try_push(Move::new(f, t, part, p, MoveKind::Promotion));
-        }
-        for &p in &v.pair_promotion_types {
-            let _ = out.try_push(Move::new(f, t, part, p, MoveKind::PairPromotion));
-        }
-        if !v.mandatory_promotion {
-            let _ = out.try_push(Move::new(f, t, part, part, kind));
-        }
-        return;
-    }
-    let _ = out.try_push(Move::new(f, t, part, part, kind));
-}
 
 /// Where a part may land and what happens there.
 pub(super) struct PartCtx<'a> {
@@ -159,22 +130,9 @@ fn part_moves<const CAPTURES_ONLY: bool>(
             }
         }
     }
-    if quiet && !fast.double_steps.is_empty() && v.initial_region[us.index()].contains(from) {
-        for &(skip, d) in &fast.double_steps {
-            let to = s + d as isize;
-            if at(cells, s + skip as isize).is_empty() && at(cells, to).is_empty() {
-                emit(
-                    out,
-                    v,
-                    us,
-                    from,
-                    to as usize,
-                    part,
-                    MoveKind::DoubleStep,
-                    cx.promotes,
-                );
-            }
-        }
+    if quiet {
+        let base = Move::new(Square(from as u8), Square(0), part, part, MoveKind::Normal).0;
+        double_steps(cells, v, fast, us, from, base, cx.promotes, out);
     }
     if whole {
         for &(d, ep_ok) in &fast.capture_leaps {

@@ -266,6 +266,7 @@ pub fn parse(text: &str) -> Result<BetzaPiece, BetzaError> {
 }
 
 /// Per-leg modifiers, split at each `a`.
+#[derive(Default)]
 struct LegSpec {
     dirs: Vec<Mod>,
     modes: Vec<Mod>,
@@ -273,28 +274,51 @@ struct LegSpec {
     lame: bool,
 }
 
+/// What one leg does: its modes and its range (see [`Leg`]).
+#[derive(Clone, Copy)]
+struct LegKind {
+    modes: Modes,
+    range: u8,
+}
+
+/// The paths of one atom under its modifiers (`atom_pos`: the atom's
+/// position in the string, for errors), appended to `out`.
 fn expand_component(
     atom: Atom,
     mods: &[Mod],
     atom_pos: usize,
     out: &mut Vec<Path>,
 ) -> Result<(), BetzaError> {
-    let mut legs: Vec<LegSpec> = vec![LegSpec {
-        dirs: vec![],
-        modes: vec![],
-        toggle: false,
-        lame: false,
-    }];
+    let (legs, initial) = split_legs(mods)?;
+    if legs.len() > 1 && atom.shape() == Shape::Oblique {
+        return err(
+            atom_pos,
+            "multi-leg moves of oblique atoms are not supported",
+        );
+    }
+    let kinds = leg_kinds(atom, &legs, mods, atom_pos)?;
+    let paths = leg_vectors(atom, &legs, &kinds)?;
+    if legs.len() > 1 {
+        check_reach(&paths, atom_pos)?;
+    }
+    let lame = legs.len() == 1 && legs[0].lame;
+    out.extend(paths.into_iter().map(|legs| Path {
+        legs,
+        initial,
+        lame,
+    }));
+    Ok(())
+}
+
+/// The modifiers of an atom split into legs at each `a`, and whether the
+/// move is an initial one (`i`).
+fn split_legs(mods: &[Mod]) -> Result<(Vec<LegSpec>, bool), BetzaError> {
+    let mut legs = vec![LegSpec::default()];
     let mut initial = false;
     for &m in mods {
         let leg = legs.len() - 1;
         match m.ch {
-            'a' => legs.push(LegSpec {
-                dirs: vec![],
-                modes: vec![],
-                toggle: false,
-                lame: false,
-            }),
+            'a' => legs.push(LegSpec::default()),
             'f' | 'b' | 'l' | 'r' | 's' | 'v' | 'h' => legs[leg].dirs.push(m),
             'm' | 'c' | 'e' | 'p' => legs[leg].modes.push(m),
             'i' => initial = true,
@@ -309,66 +333,28 @@ fn expand_component(
             return err(m.pos, format!("a move has at most {MAX_LEGS} legs"));
         }
     }
+    Ok((legs, initial))
+}
+
+/// The position of the first modifier that `wanted` picks, or `fallback`.
+fn position_of(mods: &[Mod], fallback: usize, wanted: impl Fn(&Mod) -> bool) -> usize {
+    mods.iter().find(|m| wanted(m)).map_or(fallback, |m| m.pos)
+}
+
+/// The modes and range of each leg: a `y` toggles the legs after it
+/// between leaper and slider; only the last leg may slide.
+fn leg_kinds(
+    atom: Atom,
+    legs: &[LegSpec],
+    mods: &[Mod],
+    atom_pos: usize,
+) -> Result<Vec<LegKind>, BetzaError> {
     let n = legs.len();
-    let shape = atom.shape();
-    if n > 1 && shape == Shape::Oblique {
-        return err(
-            atom_pos,
-            "multi-leg moves of oblique atoms are not supported",
-        );
-    }
-    // Modes and ranges of each leg.
-    let mut leg_modes = Vec::with_capacity(n);
-    let mut leg_range = Vec::with_capacity(n);
+    let mut kinds = Vec::with_capacity(n);
     let mut toggled = false;
     for (k, spec) in legs.iter().enumerate() {
         let final_leg = k + 1 == n;
-        let mut md = Modes::default();
-        let mut hop = false;
-        for m in &spec.modes {
-            match m.ch {
-                'm' => md.quiet = true,
-                'c' => md.capture = true,
-                'e' => md.en_passant = true,
-                _ => hop = true,
-            }
-        }
-        if final_leg {
-            if hop {
-                let pos = spec
-                    .modes
-                    .iter()
-                    .find(|m| m.ch == 'p')
-                    .map_or(atom_pos, |m| m.pos);
-                return err(pos, "hopping moves ('p' on the last leg) are not supported");
-            }
-            if !md.quiet && !md.capture && !md.en_passant {
-                md.quiet = true;
-                md.capture = true;
-            }
-            if let Some(m) = spec.modes.iter().find(|_| spec.toggle) {
-                return err(m.pos, "'y' needs a following leg");
-            }
-        } else {
-            if md.capture || md.en_passant {
-                let pos = spec
-                    .modes
-                    .iter()
-                    .find(|m| m.ch != 'm')
-                    .map_or(atom_pos, |m| m.pos);
-                return err(pos, "capturing on a non-final leg is not supported");
-            }
-            if hop && !md.quiet {
-                let pos = spec
-                    .modes
-                    .iter()
-                    .find(|m| m.ch == 'p')
-                    .map_or(atom_pos, |m| m.pos);
-                return err(pos, "hopping over an occupied square is not supported");
-            }
-            md.quiet = true;
-            md.pass_any = hop;
-        }
+        let modes = leg_modes(spec, final_leg, atom_pos)?;
         let base = atom.range;
         let range = if toggled {
             if base == 1 { 0 } else { 1 }
@@ -379,40 +365,92 @@ fn expand_component(
             return err(atom_pos, "a sliding leg can only be the last leg");
         }
         if spec.lame {
-            let pos = mods
-                .iter()
-                .find(|m| m.ch == 'n')
-                .map_or(atom_pos, |m| m.pos);
-            if n > 1 {
-                return err(pos, "'n' is not supported on multi-leg moves");
-            }
-            if range != 1 {
-                return err(pos, "'n' is only supported on leapers");
-            }
-            if !(shape != Shape::Oblique || (atom.x == 2 && atom.y == 1)) {
-                return err(pos, "'n' on this oblique atom has no unique path");
-            }
+            check_lame(atom, n, range, position_of(mods, atom_pos, |m| m.ch == 'n'))?;
         }
         if spec.toggle {
             toggled = !toggled;
         }
-        leg_modes.push(md);
-        leg_range.push(range);
+        kinds.push(LegKind { modes, range });
     }
-    // Directions: absolute for the first leg, relative afterwards.
-    let firsts = select_absolute(atom, &legs[0].dirs)?;
-    let mut paths: Vec<Vec<Leg>> = firsts
+    Ok(kinds)
+}
+
+/// The modes of one leg from its `m c e p` modifiers: the last leg moves
+/// and captures when none is given and may not hop; an earlier leg only
+/// passes over an empty square (`p`: or over any).
+fn leg_modes(spec: &LegSpec, final_leg: bool, atom_pos: usize) -> Result<Modes, BetzaError> {
+    let mut md = Modes::default();
+    let mut hop = false;
+    for m in &spec.modes {
+        match m.ch {
+            'm' => md.quiet = true,
+            'c' => md.capture = true,
+            'e' => md.en_passant = true,
+            _ => hop = true,
+        }
+    }
+    let hop_pos = position_of(&spec.modes, atom_pos, |m| m.ch == 'p');
+    if final_leg {
+        if hop {
+            return err(
+                hop_pos,
+                "hopping moves ('p' on the last leg) are not supported",
+            );
+        }
+        if !md.quiet && !md.capture && !md.en_passant {
+            md.quiet = true;
+            md.capture = true;
+        }
+        if let Some(m) = spec.modes.iter().find(|_| spec.toggle) {
+            return err(m.pos, "'y' needs a following leg");
+        }
+    } else {
+        if md.capture || md.en_passant {
+            let pos = position_of(&spec.modes, atom_pos, |m| m.ch != 'm');
+            return err(pos, "capturing on a non-final leg is not supported");
+        }
+        if hop && !md.quiet {
+            return err(hop_pos, "hopping over an occupied square is not supported");
+        }
+        md.quiet = true;
+        md.pass_any = hop;
+    }
+    Ok(md)
+}
+
+/// Whether a lame leaper (`n`, at `pos`) of this atom, in a move of `n`
+/// legs with this range, has one path to block.
+fn check_lame(atom: Atom, n: usize, range: u8, pos: usize) -> Result<(), BetzaError> {
+    if n > 1 {
+        return err(pos, "'n' is not supported on multi-leg moves");
+    }
+    if range != 1 {
+        return err(pos, "'n' is only supported on leapers");
+    }
+    if !(atom.shape() != Shape::Oblique || (atom.x == 2 && atom.y == 1)) {
+        return err(pos, "'n' on this oblique atom has no unique path");
+    }
+    Ok(())
+}
+
+/// The legs of every path: the first leg's directions absolute, each later
+/// leg's turned from the leg before it.
+fn leg_vectors(
+    atom: Atom,
+    legs: &[LegSpec],
+    kinds: &[LegKind],
+) -> Result<Vec<Vec<Leg>>, BetzaError> {
+    let leg = |(dx, dy): (i8, i8), kind: LegKind| Leg {
+        dx,
+        dy,
+        range: kind.range,
+        modes: kind.modes,
+    };
+    let mut paths: Vec<Vec<Leg>> = select_absolute(atom, &legs[0].dirs)?
         .into_iter()
-        .map(|(dx, dy)| {
-            vec![Leg {
-                dx,
-                dy,
-                range: leg_range[0],
-                modes: leg_modes[0],
-            }]
-        })
+        .map(|d| vec![leg(d, kinds[0])])
         .collect();
-    for k in 1..n {
+    for k in 1..legs.len() {
         let turns = select_relative(&legs[k].dirs)?;
         let mut next = Vec::new();
         for p in &paths {
@@ -423,12 +461,7 @@ fn expand_component(
                 let (ux, uy) = DIRS8[(idx as i32 + t).rem_euclid(8) as usize];
                 let len = atom.length();
                 let mut q = p.clone();
-                q.push(Leg {
-                    dx: ux * len,
-                    dy: uy * len,
-                    range: leg_range[k],
-                    modes: leg_modes[k],
-                });
+                q.push(leg((ux * len, uy * len), kinds[k]));
                 if !next.contains(&q) {
                     next.push(q);
                 }
@@ -436,14 +469,19 @@ fn expand_component(
         }
         paths = next;
     }
-    for p in &paths {
+    Ok(paths)
+}
+
+/// Every leg of a multi-leg move ends within [`MAX_BENT_REACH`] of its
+/// origin (of the last leg only its first step: a slide goes on from a
+/// real square).
+fn check_reach(paths: &[Vec<Leg>], atom_pos: usize) -> Result<(), BetzaError> {
+    for p in paths {
         let (mut x, mut y) = (0i32, 0i32);
         for (k, leg) in p.iter().enumerate() {
-            // Only the first step of the last leg: a slide goes on from a
-            // real square.
             x += leg.dx as i32;
             y += leg.dy as i32;
-            if n > 1 && (x.abs() > MAX_BENT_REACH || y.abs() > MAX_BENT_REACH) {
+            if x.abs() > MAX_BENT_REACH || y.abs() > MAX_BENT_REACH {
                 return err(
                     atom_pos,
                     format!(
@@ -453,14 +491,6 @@ fn expand_component(
                 );
             }
         }
-    }
-    let lame = n == 1 && legs[0].lame;
-    for legs in paths {
-        out.push(Path {
-            legs,
-            initial,
-            lame,
-        });
     }
     Ok(())
 }
