@@ -60,6 +60,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--random-plies",
             "--seed",
             "--pgn",
+            "--resume",
             "--sprt",
             "--resign",
             "--draw",

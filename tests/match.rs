@@ -40,6 +40,15 @@ fn own_uci(name: &str) -> Vec<String> {
     engine(name, &format!("{} --uci", amalgam()), "uci")
 }
 
+/// A match of `first` (its `--engine` words) against the engine itself
+/// over UCI, with the options `rest`.
+fn against_amalgam(first: Vec<String>, rest: &str, tag: &str) -> Run {
+    let mut args = first;
+    args.extend(own_uci("Amalgam"));
+    args.extend(words(rest));
+    run_match(tag, args)
+}
+
 struct Run {
     ok: bool,
     stdout: String,
@@ -48,17 +57,19 @@ struct Run {
     pgn_path: PathBuf,
 }
 
-/// Run a match; `args` besides the PGN file.
-fn run_match(tag: &str, args: Vec<String>) -> Run {
+/// The command of a match, `args` and its PGN file (removed first).
+fn match_command(tag: &str, args: &[String]) -> (Command, PathBuf) {
     let pgn_path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("match-{tag}.pgn"));
     let _ = std::fs::remove_file(&pgn_path);
-    let out = Command::new(amalgam())
-        .arg("match")
-        .args(&args)
-        .arg("--pgn")
-        .arg(&pgn_path)
-        .output()
-        .expect("run amalgam match");
+    let mut cmd = Command::new(amalgam());
+    cmd.arg("match").args(args).arg("--pgn").arg(&pgn_path);
+    (cmd, pgn_path)
+}
+
+/// Run a match; `args` besides the PGN file.
+fn run_match(tag: &str, args: Vec<String>) -> Run {
+    let (mut cmd, pgn_path) = match_command(tag, &args);
+    let out = cmd.output().expect("run amalgam match");
     Run {
         ok: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -199,12 +210,11 @@ fn a_hang_past_the_clock_loses_on_time() {
 #[test]
 fn a_match_opens_from_the_shipped_suite() {
     let fens = |seed: &str| {
-        let mut args = engine("Fake", &fake("fake_uci.sh", "illegal"), "uci");
-        args.extend(own_uci("Amalgam"));
-        args.extend(words(&format!(
-            "--variant chess --games 2 --tc 5+0.1 --seed {seed}"
-        )));
-        let r = run_match(&format!("suite-{seed}"), args);
+        let r = against_amalgam(
+            engine("Fake", &fake("fake_uci.sh", "illegal"), "uci"),
+            &format!("--variant chess --games 2 --tc 5+0.1 --seed {seed}"),
+            &format!("suite-{seed}"),
+        );
         assert!(r.ok, "{}{}", r.stdout, r.stderr);
         tags(&r.pgn, "FEN")
     };
@@ -737,14 +747,347 @@ fn bad_shards_are_usage_errors_and_an_empty_part_plays_nothing() {
     // are not even started) and leaves an empty PGN.
     let r = run("--depth 1 --games 3 --shard 3/3");
     assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    // Said on standard error, where a script's log keeps it apart from results.
     assert!(
-        r.stdout
+        r.stderr
             .contains("Shard 3/3 plays nothing: the match has 2 game pairs, fewer than 3 parts"),
         "{}",
-        r.stdout
+        r.stderr
     );
+    assert!(!r.stdout.contains("plays nothing"), "{}", r.stdout);
     assert!(r.pgn_path.exists() && r.pgn.is_empty());
     let o = pgn_stats(&[&r.pgn_path], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no games"));
+}
+
+/// The match's PGN file is not written when the match is refused.
+fn assert_refused(r: &Run, what: &str) {
+    assert!(!r.ok, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(what), "{what}\n{}{}", r.stdout, r.stderr);
+    assert!(!r.pgn_path.exists(), "{what}: a PGN file was written");
+    assert!(!r.stdout.contains("Games 1/"), "{}", r.stdout);
+}
+
+/// An engine that does not list an option given it, or that answers it
+/// with an error (`info string error` over UCI, `Error` over XBoard), is
+/// refused before the first game, naming the engine, the option and the
+/// engine's words.
+#[test]
+fn an_option_the_engine_refuses_stops_the_match_before_it_begins() {
+    let bad_file = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-such-dir/over.ini");
+    let bad_file = bad_file.display().to_string();
+    let own_xboard = |name: &str| engine(name, &format!("{} --xboard", amalgam()), "xboard");
+    let picky = || engine("Picky", &fake("fake_xboard.sh", "picky"), "xboard");
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            [
+                own_uci("New"),
+                vec![format!("option.VariantPath={bad_file}")],
+            ]
+            .concat(),
+            format!(
+                "engine New: rejected option 'VariantPath' = '{bad_file}': it answered \
+                 \"info string error: {bad_file}"
+            ),
+        ),
+        (
+            [own_uci("New"), words("option.Hash=lots")].concat(),
+            "engine New: rejected option 'Hash' = 'lots': it answered \"info string error: Hash"
+                .into(),
+        ),
+        (
+            [own_uci("New"), words("option.NoSuchOption=1")].concat(),
+            "engine New: has no option 'NoSuchOption' (its options: Hash, Threads".into(),
+        ),
+        (
+            [
+                own_xboard("New"),
+                vec![format!("option.VariantPath={bad_file}")],
+            ]
+            .concat(),
+            format!(
+                "engine New: rejected option 'VariantPath' = '{bad_file}': it answered \"Error ("
+            ),
+        ),
+        (
+            [own_xboard("New"), words("option.NoSuchOption=1")].concat(),
+            "engine New: has no option 'NoSuchOption' (its options: ".into(),
+        ),
+        (
+            [picky(), words("option.Style=wild")].concat(),
+            "engine Picky: rejected option 'Style' = 'wild': it answered \
+             \"Error (bad value): option Style=wild\""
+                .into(),
+        ),
+    ];
+    for (i, (first, what)) in cases.into_iter().enumerate() {
+        let mut args = first;
+        args.extend(own_uci("Old"));
+        args.extend(words("--variant chess --games 2 --depth 1"));
+        let r = run_match(&format!("refused-option-{i}"), args);
+        assert_refused(&r, &what);
+    }
+    // The options it offers and takes, it plays with.
+    let r = against_amalgam(
+        [picky(), words("option.Style=solid option.Level=3")].concat(),
+        "--variant chess --games 2 --tc 5+0.1",
+        "accepted-option",
+    );
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert_eq!(tags(&r.pgn, "Result").len(), 2);
+}
+
+/// An engine whose `UCI_Variant` lists no values is asked for the variant,
+/// and refused when it answers with an error.
+#[test]
+fn a_variant_the_engine_refuses_stops_the_match() {
+    let play = |variant: &str| {
+        against_amalgam(
+            engine("Fake", &fake("fake_uci.sh", "string-variant"), "uci"),
+            &format!("--variant {variant} --games 2 --depth 1 --random-plies 0"),
+            &format!("string-variant-{variant}"),
+        )
+    };
+    assert_refused(
+        &play("compound"),
+        "engine Fake: rejected option 'UCI_Variant' = 'compound': it answered \
+         \"info string error: unknown variant compound\"",
+    );
+    // Orthodox chess it takes.
+    let r = play("chess");
+    assert!(r.ok, "{}{}", r.stdout, r.stderr);
+    assert_eq!(tags(&r.pgn, "Termination").len(), 2);
+}
+
+/// The engines' processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmd).contains(marker)
+        {
+            out.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    out
+}
+
+/// The match that is stopped and resumed: deterministic (depth-limited
+/// searches from a fresh table each game), long enough to be stopped in its
+/// course. The second engine's command names its own variant file, so that
+/// its processes can be found.
+fn resumable_match(tag: &str) -> Vec<String> {
+    let ini = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("resume-{tag}.ini"));
+    std::fs::write(&ini, PLAIN_CHESS).expect("write the ini");
+    let mut args = own_uci("Tuned");
+    args.extend(engine(
+        "Plain",
+        &format!("{} --variants {} --uci", amalgam(), ini.display()),
+        "uci",
+    ));
+    args.extend(words(
+        "--variant chess --games 8 --depth 5 --random-plies 6 --seed 5 --concurrency 2 \
+         --draw movenumber=30 movecount=4 score=50 --resign movecount=2 score=400",
+    ));
+    args.push("--sprt".into());
+    args.extend(words(SPRT));
+    args
+}
+
+/// A match stopped by SIGTERM stops within seconds, kills its engines and
+/// leaves only whole games; `--resume` (after a game cut short is added to
+/// the file) plays exactly the missing games, and the results are those of
+/// the match played unbroken.
+#[test]
+fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
+    let whole = run_match("resume-whole", resumable_match("whole"));
+    assert!(whole.ok, "{}{}", whole.stdout, whole.stderr);
+    let games = records(&whole.pgn);
+    assert_eq!(games.len(), 8);
+
+    let args = resumable_match("stopped");
+    let (mut cmd, pgn_path) = match_command("resume-stopped", &args);
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the match");
+    // Stopped once two games are in, others in progress.
+    let begun = std::time::Instant::now();
+    while records_in(&pgn_path) < 2 {
+        assert!(begun.elapsed().as_secs() < 120, "no games written");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let signalled = std::time::Instant::now();
+    let out = child.wait_with_output().expect("the match ends");
+    let stopped_in = signalled.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stdout}{stderr}");
+    assert!(stopped_in.as_secs() < 5, "{stopped_in:?}");
+    assert!(
+        stderr.contains("match stopped by SIGTERM") && stderr.contains("--resume"),
+        "{stderr}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(processes_with("resume-stopped.ini"), Vec::<String>::new());
+    // Only whole games, each one of the unbroken match's.
+    let text = std::fs::read_to_string(&pgn_path).unwrap();
+    let kept = records(&text);
+    assert!(kept.len() >= 2 && kept.len() < 8, "{stdout}");
+    for g in &kept {
+        assert!(games.contains(g), "{g:?}");
+    }
+    assert_eq!(
+        read_games(&text)
+            .iter()
+            .filter(|g| g.result.is_some())
+            .count(),
+        kept.len()
+    );
+
+    // A game cut short at the end of the file is dropped and played again.
+    let last = &whole.pgn[whole.pgn.rfind("[Event ").unwrap()..];
+    let cut = &last[..last.len() / 2];
+    std::fs::write(&pgn_path, format!("{text}{cut}")).unwrap();
+    let resume = || {
+        Command::new(amalgam())
+            .arg("match")
+            .args(&args)
+            .arg("--pgn")
+            .arg(&pgn_path)
+            .arg("--resume")
+            .output()
+            .expect("resume the match")
+    };
+    let out = resume();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the last game was cut short: dropped, to be played again")
+            && stderr.contains(&format!("{} of the 8 games already played", kept.len())),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("{} games in", 8 - kept.len())),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&pgn_path).unwrap();
+    assert_eq!(records(&text), games, "{text}");
+    assert_eq!(summary(&stdout), summary(&whole.stdout), "{stdout}");
+    let (ok, check) = pgn_check(&pgn_path);
+    assert!(ok && check.contains("8 game(s)"), "{check}");
+
+    // Resumed again, it has nothing to play.
+    let out = resume();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("\n0 games in"),
+        "{stdout}"
+    );
+    assert_eq!(summary(&stdout), summary(&whole.stdout), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&pgn_path).unwrap(), text);
+    // Resumed with other openings, its games are not those of the match.
+    let mut other = args.clone();
+    let seed = other.iter().position(|a| a == "--seed").unwrap() + 1;
+    other[seed] = "6".into();
+    let out = Command::new(amalgam())
+        .arg("match")
+        .args(&other)
+        .arg("--pgn")
+        .arg(&pgn_path)
+        .arg("--resume")
+        .output()
+        .expect("resume the match");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is not one of this match: round 1 does not open with"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&pgn_path).unwrap(), text);
+}
+
+/// The whole games in a PGN file so far.
+fn records_in(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    read_games(&text)
+        .iter()
+        .filter(|g| g.result.is_some())
+        .count()
+}
+
+/// `pgn stats` reads its options as its help gives them: files before or
+/// after `--sprt`, alpha and beta optional, numbers in a readable form.
+#[test]
+fn pgn_stats_reads_its_options_as_its_help_says() {
+    let whole = whole_match();
+    let path = whole.pgn_path.as_path();
+    let run = |args: &[&str]| {
+        Command::new(amalgam())
+            .args(["pgn", "stats"])
+            .args(args)
+            .output()
+            .expect("run amalgam pgn stats")
+    };
+    let file = path.to_str().unwrap();
+    let after = stdout(&run(&[file, "--sprt", "elo0=0", "elo1=5"]));
+    let before = stdout(&run(&["--sprt", "elo0=0", "elo1=5", file]));
+    assert_eq!(before, after);
+    assert_eq!(summary(&after), summary(&whole.stdout), "{after}");
+    // Two files after the test: both read (as separate matches).
+    let copy = whole.pgn_path.with_extension("copy.pgn");
+    std::fs::copy(path, &copy).unwrap();
+    let two = stdout(&run(&[
+        "--separate",
+        "--sprt",
+        "elo1=5",
+        "elo0=0",
+        file,
+        copy.to_str().unwrap(),
+    ]));
+    assert!(two.contains("14 games of Tuned, Plain"), "{two}");
+    let tiny = stdout(&run(&[file, "--sprt", "elo0=0", "elo1=5", "alpha=1e-300"]));
+    assert!(
+        tiny.contains("SPRT elo0=0 elo1=5 alpha=1e-300 beta=0.05: "),
+        "{tiny}"
+    );
+    for (args, what) in [
+        (vec![file, "--sprt", "elo0=0"], "--sprt: elo1 is needed"),
+        (
+            vec![file, "--sprt", "elo0=0", "elo1=5", "gamma=1"],
+            "--sprt: unknown parameter 'gamma'",
+        ),
+        (
+            vec!["--sprt", "elo0=0", "elo1=5"],
+            "give one or more PGN files",
+        ),
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(what), "{args:?}: {err}");
+        // Said once, in the message's line (the usage below names it too).
+        let first = err.lines().next().unwrap_or_default();
+        assert_eq!(
+            first.matches("--sprt").count(),
+            usize::from(what.contains("--sprt")),
+            "{err}"
+        );
+        assert!(!err.contains("alpha and beta are needed"), "{err}");
+    }
+    // An empty White tag is called empty.
+    let empty = whole.pgn.replacen("[White \"Tuned\"]", "[White \"\"]", 1);
+    let empty_path = whole.pgn_path.with_extension("empty-white.pgn");
+    std::fs::write(&empty_path, empty).unwrap();
+    let o = run(&[empty_path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(":1: the White tag is empty"), "{err}");
 }

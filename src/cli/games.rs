@@ -3,8 +3,15 @@
 
 use super::{CommandResult, Limit, Threads, compile, text};
 use crate::rules::variant_set::VariantSet;
-use crate::tools::matches::config::MAX_GAMES;
+use crate::tools::matches::config::{
+    EngineSpec, EngineWord, MAX_GAMES, MatchConfig, OpeningChoice,
+};
+use crate::tools::matches::limits::{Limits, MAX_TIME_MS, TimeControl};
+use crate::tools::matches::referee::{DrawRule, ResignRule, RuleWord};
+use crate::tools::matches::shard::Shard;
+use crate::tools::matches::stats::{Sprt, SprtParam};
 use crate::tools::openings::SuiteOptions;
+use crate::util::stop::Stop;
 use clap::builder::{RangedI64ValueParser, RangedU64ValueParser};
 use clap::{ArgAction, Args, Subcommand};
 use std::process::ExitCode;
@@ -160,7 +167,11 @@ impl Openings {
 #[derive(Args, Debug)]
 #[command(
     after_help = "Every pairing of two or more engines plays its games with both colours from \
-                  each opening. Give one or more limits: --tc, --movetime, --depth, --nodes.",
+                  each opening. Give one or more limits: --tc, --movetime, --depth, --nodes. \
+                  An engine that does not offer the variant or an option given it, or that \
+                  answers an option with an error, is refused before the first game. SIGINT \
+                  or SIGTERM stops the match, its PGN holding only whole games; the same \
+                  command with --resume plays the rest.",
     group(clap::ArgGroup::new("match_limit")
         .args(["tc", "movetime", "depth", "nodes"]).required(true).multiple(true))
 )]
@@ -168,11 +179,11 @@ pub struct Match {
     /// An engine: name=N cmd=C proto=uci|xboard [dir=D] [option.X=V ...] (cmd is a command
     /// line, quoted; option.X=V sets the engine's option X); give two or more
     #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append,
-          required = true)]
-    engine: Vec<String>,
+          required = true, value_parser = EngineWord::parse)]
+    engine: Vec<EngineWord>,
     /// The words of each `--engine`, one group per engine.
     #[arg(skip)]
-    engines: Vec<Vec<String>>,
+    engines: Vec<Vec<EngineWord>>,
     /// The variant played
     #[arg(long, value_name = "V", default_value = "chess")]
     variant: String,
@@ -184,19 +195,21 @@ pub struct Match {
     #[arg(long, value_name = "K", default_value_t = 1)]
     concurrency: usize,
     /// Time control: [MOVES/]BASE+INC in seconds (e.g. 10+0.1 or 40/60+0)
-    #[arg(long, value_name = "TC", value_parser = time_control)]
-    tc: Option<String>,
+    #[arg(long, value_name = "TC", value_parser = TimeControl::parse)]
+    tc: Option<TimeControl>,
     /// Milliseconds per move
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS",
+          value_parser = RangedU64ValueParser::<u64>::new().range(0..=MAX_TIME_MS))]
     movetime: Option<u64>,
     /// Depth per move
     #[arg(long, value_name = "D")]
     depth: Option<u32>,
-    /// Nodes per move
+    /// Nodes per move (UCI engines only)
     #[arg(long, value_name = "N")]
     nodes: Option<u64>,
     /// Milliseconds an engine may run past its clock or move time before it loses on time
-    #[arg(long, value_name = "MS", default_value_t = 0)]
+    #[arg(long, value_name = "MS", default_value_t = 0,
+          value_parser = RangedU64ValueParser::<u64>::new().range(0..=MAX_TIME_MS))]
     margin: u64,
     /// Openings from a FEN or EPD file, one a line (default: the variant's shipped suite,
     /// else the start position)
@@ -211,18 +224,25 @@ pub struct Match {
     /// Write the games to this PGN file
     #[arg(long, value_name = "FILE")]
     pgn: Option<String>,
+    /// Continue the match whose games are already in the --pgn file (one stopped, or cut
+    /// short): play only the games it lacks (a last game cut short is played again)
+    #[arg(long, requires = "pgn")]
+    resume: bool,
     /// Stop early on a sequential probability ratio test (two engines):
-    /// elo0=E0 elo1=E1 alpha=A beta=B
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set)]
-    sprt: Option<Vec<String>>,
+    /// elo0=E0 elo1=E1 [alpha=A] [beta=B] (alpha and beta 0.05 unless given)
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set,
+          value_parser = SprtParam::parse)]
+    sprt: Option<Vec<SprtParam>>,
     /// Adjudicate a loss when both engines agree for M moves each that one side is at
     /// least CP centipawns behind: movecount=M score=CP
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set)]
-    resign: Option<Vec<String>>,
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set,
+          value_parser = RuleWord::parse)]
+    resign: Option<Vec<RuleWord>>,
     /// Adjudicate a draw when from move N on both engines report scores within CP
     /// centipawns of zero for M moves each: movenumber=N movecount=M score=CP
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set)]
-    draw: Option<Vec<String>>,
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Set,
+          value_parser = RuleWord::parse)]
+    draw: Option<Vec<RuleWord>>,
     /// Pair promotion of the variant on or off
     #[arg(long, value_name = "on|off", default_value = "on",
           value_parser = ["on", "off"])]
@@ -239,20 +259,21 @@ pub struct Match {
     probe: bool,
     /// Play part K of N disjoint parts of the match, cut by game pair (an opening with both
     /// colours); merge the parts' PGN files with `amalgam pgn stats`
-    #[arg(long, value_name = "K/N", value_parser = shard, allow_hyphen_values = true)]
-    shard: Option<String>,
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse, allow_hyphen_values = true)]
+    shard: Option<Shard>,
 }
 
-/// A part of a match that the match runner reads.
-fn shard(s: &str) -> Result<String, String> {
-    crate::tools::matches::shard::Shard::parse(s)
-        .map(|_| s.to_string())
-        .map_err(|e| e.to_string())
-}
-
-/// A time control that the match runner reads.
-fn time_control(s: &str) -> Result<String, String> {
-    crate::tools::matches::limits::TimeControl::parse(s).map(|_| s.to_string())
+/// The value that the words of an option `flag` (if given) make.
+fn group<W, T, E: std::fmt::Display>(
+    flag: &str,
+    words: &Option<Vec<W>>,
+    make: impl Fn(&[W]) -> Result<T, E>,
+) -> Result<Option<T>, String> {
+    words
+        .as_deref()
+        .map(make)
+        .transpose()
+        .map_err(|e| format!("{flag}: {e}"))
 }
 
 impl Match {
@@ -260,88 +281,94 @@ impl Match {
     /// all in one list.
     pub(super) fn take_engine_groups(&mut self, m: &clap::ArgMatches) {
         self.engines = m
-            .get_occurrences::<String>("engine")
+            .get_occurrences::<EngineWord>("engine")
             .map(|groups| groups.map(|g| g.cloned().collect()).collect())
             .unwrap_or_default();
     }
 
-    /// The options as the match runner's command line reads them.
-    fn words(&self) -> Vec<String> {
-        let mut w: Vec<String> = Vec::new();
-        let mut group = |flag: &str, values: &[String]| {
-            w.push(flag.to_string());
-            w.extend(values.iter().cloned());
+    /// The match the options describe; an error is in the command line.
+    fn config(&self) -> Result<MatchConfig, String> {
+        let engines = self
+            .engines
+            .iter()
+            .map(|words| EngineSpec::from_words(words))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(text)?;
+        let sprt = group("--sprt", &self.sprt, Sprt::from_params)?;
+        let resign = group("--resign", &self.resign, ResignRule::from_words)?;
+        let draw = group("--draw", &self.draw, DrawRule::from_words)?;
+        let openings = match (&self.openings, self.random_plies) {
+            (Some(file), _) => OpeningChoice::File(file.clone()),
+            (None, Some(plies)) => OpeningChoice::Random {
+                plies,
+                seed: self.seed,
+            },
+            (None, None) => OpeningChoice::Shipped { seed: self.seed },
         };
-        for e in &self.engines {
-            group("--engine", e);
-        }
-        for file in &self.ini {
-            group("--ini", std::slice::from_ref(file));
-        }
-        let numbers = [
-            ("--games", Some(self.games.to_string())),
-            ("--concurrency", Some(self.concurrency.to_string())),
-            ("--margin", Some(self.margin.to_string())),
-            ("--seed", Some(self.seed.to_string())),
-            ("--movetime", self.movetime.map(|x| x.to_string())),
-            ("--depth", self.depth.map(|x| x.to_string())),
-            ("--nodes", self.nodes.map(|x| x.to_string())),
-            ("--random-plies", self.random_plies.map(|x| x.to_string())),
-        ];
-        let strings = [
-            ("--variant", Some(&self.variant)),
-            ("--pair-promotion", Some(&self.pair_promotion)),
-            ("--tc", self.tc.as_ref()),
-            ("--openings", self.openings.as_ref()),
-            ("--pgn", self.pgn.as_ref()),
-            ("--shard", self.shard.as_ref()),
-        ];
-        for (flag, value) in numbers {
-            if let Some(v) = value {
-                group(flag, &[v]);
-            }
-        }
-        for (flag, value) in strings {
-            if let Some(v) = value {
-                group(flag, std::slice::from_ref(v));
-            }
-        }
-        for (flag, words) in [
-            ("--sprt", &self.sprt),
-            ("--resign", &self.resign),
-            ("--draw", &self.draw),
-        ] {
-            if let Some(words) = words {
-                group(flag, words);
-            }
-        }
-        group("--event", &self.event);
-        if self.probe {
-            group("--probe", &[]);
-        }
-        w
+        let cfg = MatchConfig {
+            engines,
+            variant: self.variant.clone(),
+            pair_promotion: self.pair_promotion == "on",
+            games: self.games,
+            concurrency: self.concurrency,
+            limits: Limits {
+                clock: self.tc,
+                movetime_ms: self.movetime,
+                depth: self.depth,
+                nodes: self.nodes,
+            },
+            margin_ms: self.margin,
+            probe: self.probe,
+            openings,
+            pgn: self.pgn.clone(),
+            resume: self.resume,
+            sprt,
+            resign,
+            draw,
+            event: self.event.join(" "),
+            shard: self.shard,
+            ini: self.ini.clone(),
+        };
+        cfg.check().map_err(text)?;
+        Ok(cfg)
     }
 
     pub(super) fn run(&self, mut set: VariantSet) -> CommandResult {
-        use crate::tools::matches::config::MatchConfig;
-        if self.engines.len() < 2 {
-            super::usage_error(&["match"], "a match needs two or more --engine");
-        }
-        if self.shard.is_some() && self.sprt.is_some() {
-            super::usage_error(&["match"], crate::tools::matches::config::SPRT_AND_SHARD);
-        }
-        let (cfg, variant) = MatchConfig::parse(&self.words(), &mut set).map_err(text)?;
+        let cfg = self
+            .config()
+            .unwrap_or_else(|e| super::usage_error(&["match"], &e));
+        let prepared = cfg.prepare(&mut set).map_err(text)?;
+        let stop =
+            Stop::on_signals().map_err(|e| format!("cannot catch SIGINT and SIGTERM: {e}"))?;
         let start = Instant::now();
-        let result = crate::tools::matches::run(&cfg, variant);
+        let result = crate::tools::matches::run(&cfg, prepared, &stop);
         crate::outln!(
             "{} games in {:.1} s",
             result.games,
             start.elapsed().as_secs_f64()
         );
-        match result.fatal {
-            Some(e) => Err(text(e)),
-            None => Ok(ExitCode::SUCCESS),
+        if let Some(e) = result.fatal {
+            return Err(text(e));
         }
+        if result.stopped {
+            let signal = stop.signal();
+            let done = result.resumed + result.games;
+            let rest = match &cfg.pgn {
+                Some(path) => format!(
+                    "{path} holds them, each whole; the same command with --resume plays the rest"
+                ),
+                None => "without --pgn the match cannot be resumed".to_string(),
+            };
+            eprintln!(
+                "match stopped{} after {done} of its {} games: {rest}",
+                signal.map_or(String::new(), |s| format!(" by {s}")),
+                result.scheduled
+            );
+            return Ok(ExitCode::from(
+                signal.map_or(1, crate::util::stop::StopSignal::exit_status),
+            ));
+        }
+        Ok(ExitCode::SUCCESS)
     }
 }
 
@@ -362,13 +389,16 @@ enum PgnCommand {
     /// Merge the match runner's PGN files (e.g. the parts of a match played with --shard)
     /// and print the match's results, pentanomial counts and SPRT
     #[command(
+        override_usage = "amalgam pgn stats FILE... [--sprt elo0=E0 elo1=E1 [alpha=A] [beta=B]] \
+                          [--separate]",
         after_help = "Games with the result * are listed as unfinished and not counted. \
                             Games of one opening pair are found by their GamePair tag, or by \
-                            their Round in older files."
+                            their Round in older files. Files may come before or after the \
+                            options."
     )]
     Stats {
         /// The PGN files
-        #[arg(required = true)]
+        #[arg(value_name = "FILE")]
         files: Vec<String>,
         /// A sequential probability ratio test of the two engines' results:
         /// elo0=E0 elo1=E1 [alpha=A] [beta=B] (alpha and beta 0.05 unless given)
@@ -429,16 +459,31 @@ fn check_pgn(set: &VariantSet, file: &str) -> CommandResult {
     })
 }
 
+/// The words after `--sprt`: its `key=value` words first, then the files
+/// that follow them on the command line (clap gives the option every word
+/// up to the next option).
+fn sprt_and_files(words: &[String]) -> (&[String], &[String]) {
+    let params = words.iter().take_while(|w| w.contains('=')).count();
+    words.split_at(params)
+}
+
 fn pgn_stats(files: &[String], sprt: Option<&[String]>, separate: bool) -> CommandResult {
     use crate::tools::matches::pgn_stats::FileRelation;
-    use crate::tools::matches::stats::Sprt;
-    let sprt = sprt.map(|words| {
-        // The runner's test, with alpha and beta at 0.05 unless given.
-        let mut all = vec!["alpha=0.05", "beta=0.05"];
-        all.extend(words.iter().map(String::as_str));
-        Sprt::parse(&all)
-            .unwrap_or_else(|e| super::usage_error(&["pgn", "stats"], &format!("--sprt: {e}")))
-    });
+    let usage = |msg: &str| -> ! { super::usage_error(&["pgn", "stats"], msg) };
+    let (sprt, more_files) = match sprt {
+        Some(words) => {
+            let (params, more) = sprt_and_files(words);
+            let test = Sprt::parse(&params.iter().map(String::as_str).collect::<Vec<_>>())
+                .unwrap_or_else(|e| usage(&format!("--sprt: {e}")));
+            (Some(test), more)
+        }
+        None => (None, &[][..]),
+    };
+    let files: Vec<String> = files.iter().chain(more_files).cloned().collect();
+    if files.is_empty() {
+        usage("give one or more PGN files");
+    }
+    let files = files.as_slice();
     let mut texts = Vec::new();
     for file in files {
         texts.push((file.clone(), read_pgn(file)?));
@@ -582,5 +627,173 @@ impl Datagen {
         } else {
             ExitCode::FAILURE
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::matches::config::Proto;
+    use clap::{CommandFactory, FromArgMatches};
+
+    /// A command line as a shell splits it (white space, double quotes).
+    fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let (mut quoted, mut any) = (false, false);
+        for c in text.chars() {
+            match c {
+                '"' => (quoted, any) = (!quoted, true),
+                c if c.is_whitespace() && !quoted => {
+                    if any {
+                        out.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                c => {
+                    word.push(c);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            out.push(word);
+        }
+        out
+    }
+
+    /// The match of `amalgam match LINE`, or the error that refuses it.
+    fn match_of(line: &str) -> Result<MatchConfig, String> {
+        let args = ["amalgam", "match"].map(String::from).into_iter();
+        let m = super::super::Cli::command()
+            .try_get_matches_from(args.chain(words(line)))
+            .map_err(text)?;
+        let sub = m.subcommand_matches("match").ok_or("no match")?;
+        let mut a = Match::from_arg_matches(sub).map_err(text)?;
+        a.take_engine_groups(sub);
+        a.config()
+    }
+
+    #[test]
+    fn the_command_line_builds_the_match() {
+        // --sprt and --shard do not go together.
+        let e = match_of(
+            "--engine cmd=a proto=uci --engine cmd=b proto=uci --tc 1+0 --sprt elo0=0 elo1=5 \
+             --shard 2/3",
+        )
+        .unwrap_err();
+        assert!(e.contains("--sprt stops a whole match early"), "{e}");
+        let cfg = match_of(
+            r#"--engine name=A "cmd=amalgam --uci" proto=uci option.Hash=16 "option.Move Overhead=10"
+               --engine name=B cmd=fairymax proto=xboard dir=/tmp
+               --variant team-mate --pair-promotion off --games 4 --tc 40/60+0.5
+               --random-plies 4 --seed 9 --sprt elo0=0 elo1=5 beta=0.1
+               --resign movecount=3 score=1000 --draw movenumber=40 movecount=8 score=10
+               --pgn x.pgn --resume --event Long match"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.engines.len(), 2);
+        assert_eq!(cfg.engines[0].launch.command, "amalgam --uci");
+        assert_eq!(
+            cfg.engines[0].options[1],
+            ("Move Overhead".into(), "10".into())
+        );
+        assert_eq!(cfg.engines[1].proto, Proto::Xboard);
+        assert_eq!(cfg.engines[1].launch.dir.as_deref(), Some("/tmp"));
+        assert!(!cfg.pair_promotion);
+        assert_eq!(cfg.limits.clock.map(|c| c.moves), Some(Some(40)));
+        let sprt = cfg.sprt.unwrap();
+        assert_eq!((sprt.elo1, sprt.alpha, sprt.beta), (5.0, 0.05, 0.1));
+        assert_eq!(
+            cfg.resign,
+            Some(ResignRule {
+                movecount: 3,
+                score: 1000
+            })
+        );
+        assert_eq!(cfg.draw.map(|d| d.movenumber), Some(40));
+        assert_eq!(cfg.openings, OpeningChoice::Random { plies: 4, seed: 9 });
+        assert!(cfg.resume);
+        assert_eq!(cfg.event, "Long match");
+        let part = match_of(
+            "--engine cmd=a proto=uci --engine cmd=b proto=uci --tc 1+0 --shard 2/3 --nodes 5",
+        )
+        .unwrap();
+        assert_eq!(part.shard.map(|s| s.to_string()), Some("2/3".into()));
+        assert_eq!(part.engines[1].name, "b");
+    }
+
+    #[test]
+    fn each_bad_line_is_refused() {
+        let two = "--engine cmd=a proto=uci --engine cmd=b proto=uci";
+        for (bad, what) in [
+            ("--engine cmd=a proto=uci --tc 1+0", "two or more --engine"),
+            (two, "required arguments"),
+            (&format!("{two} --tc 1+0 --games x"), "invalid value 'x'"),
+            (&format!("{two} --tc 1+0 --games 1000001"), "--games"),
+            (
+                &format!("{two} --engine cmd=c proto=uci --tc 1+0 --games 400000"),
+                "at most 1000000 games",
+            ),
+            (&format!("{two} --tc 1+0 --bogus"), "--bogus"),
+            (&format!("{two} --tc 1+0 --shard 3/2"), "part 3 of 2"),
+            (&format!("{two} --tc 1+0 --resume"), "--pgn"),
+            (&format!("{two} --tc fast"), "bad time control"),
+            (&format!("{two} --movetime 10000000001"), "--movetime"),
+            (
+                &format!("{two} --tc 1+0 --sprt elo0=0"),
+                "--sprt: elo1 is needed",
+            ),
+            (
+                &format!("{two} --tc 1+0 --sprt elo0=0 elo1"),
+                "expected key=value",
+            ),
+            (
+                &format!("{two} --tc 1+0 --resign score=5"),
+                "--resign: movecount= is needed",
+            ),
+            (
+                &format!("{two} --tc 1+0 --draw movenumber=-1 movecount=1 score=1"),
+                "movenumber: -1",
+            ),
+            (
+                &format!("{two} --tc 1+0 --resign movecount=1 score=1 x=2"),
+                "unknown key 'x'",
+            ),
+            (
+                "--engine cmd=a proto=uci --engine cmd=a proto=uci --tc 1+0",
+                "two engines are named 'a'",
+            ),
+            (
+                "--engine cmd=a proto=telnet --engine cmd=b proto=uci --tc 1+0",
+                "unknown protocol 'telnet'",
+            ),
+            (
+                "--engine cmd=a --engine cmd=b proto=uci --tc 1+0",
+                "proto=uci or proto=xboard",
+            ),
+            (
+                "--engine proto=uci --engine cmd=b proto=uci --tc 1+0",
+                "cmd=COMMAND",
+            ),
+            (
+                "--engine cmd=a proto=uci colour=red --engine cmd=b proto=uci --tc 1+0",
+                "unknown key 'colour'",
+            ),
+            (
+                "--engine cmd=a proto=xboard --engine cmd=b proto=uci --nodes 100",
+                "--nodes cannot be given over the XBoard protocol (engine a)",
+            ),
+        ] {
+            let e = match_of(bad).err().unwrap_or_default();
+            assert!(e.contains(what), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn sprt_words_end_where_the_files_begin() {
+        let w = words("elo0=0 elo1=5 a.pgn b=c.pgn");
+        let (sprt, files) = sprt_and_files(&w);
+        assert_eq!((sprt.len(), files), (2, &w[2..]));
     }
 }

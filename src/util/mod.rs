@@ -1,6 +1,7 @@
 //! Helpers every layer may use: random numbers, text files read with
-//! limits, and output.
+//! limits, output, and a stop request for long jobs.
 
 pub mod output;
 pub mod rng;
+pub mod stop;
 pub mod textfile;

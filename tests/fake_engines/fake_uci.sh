@@ -7,6 +7,9 @@
 #   variant-path  lists `compound` among its UCI_Variant values only on a
 #            `uci` after `setoption name VariantPath` (as Fairy-Stockfish
 #            does after loading a variant file), and then moves as `illegal`
+#   string-variant  lists UCI_Variant as a string option (no values) and
+#            answers `info string error` to any variant but chess; moves as
+#            `illegal`
 mode=$1
 loaded=
 while read -r cmd rest; do
@@ -21,17 +24,24 @@ while read -r cmd rest; do
                     echo "option name UCI_Variant type combo default chess var chess"
                 fi
             fi
+            if [ "$mode" = string-variant ]; then
+                echo "option name UCI_Variant type string default chess"
+            fi
             echo "uciok"
             ;;
         setoption)
             case "$rest" in
                 "name VariantPath value "*) loaded=1 ;;
+                "name UCI_Variant value chess") ;;
+                "name UCI_Variant value "*)
+                    [ "$mode" = string-variant ] && echo "info string error: unknown variant ${rest##* }"
+                    ;;
             esac
             ;;
         isready) echo "readyok" ;;
         go)
             case "$mode" in
-                illegal | variant-path) echo "info depth 1 score cp 0"; echo "bestmove a1a8" ;;
+                illegal | variant-path | string-variant) echo "info depth 1 score cp 0"; echo "bestmove a1a8" ;;
                 crash) exit 3 ;;
                 hang) ;;
             esac

@@ -1,8 +1,11 @@
 //! A child engine process: spawned with piped standard input and output; its
 //! output is read line by line on a thread of its own, each line stamped with
 //! the moment it was read, so that the referee can wait with a deadline and
-//! charge the engine exactly the time it took.
+//! charge the engine exactly the time it took. A wait ends early when the
+//! match is asked to stop.
 
+use super::errors::EngineError;
+use crate::util::stop::Stop;
 use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -24,7 +27,26 @@ pub enum WaitError {
     Timeout,
     /// The engine closed its output (it exited or crashed).
     Exited,
+    /// The match was asked to stop.
+    Stopped,
 }
+
+impl WaitError {
+    /// The engine error of a wait for `awaited` that failed during the
+    /// handshake stage `during`.
+    pub fn in_handshake(self, awaited: &'static str, during: &str) -> EngineError {
+        match self {
+            WaitError::Timeout => EngineError::Silent { awaited },
+            WaitError::Exited => EngineError::Exited {
+                during: during.to_string(),
+            },
+            WaitError::Stopped => EngineError::Stopped,
+        }
+    }
+}
+
+/// How often a wait looks at the stop request.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// A running engine.
 pub struct EngineProcess {
@@ -32,12 +54,16 @@ pub struct EngineProcess {
     stdin: Option<ChildStdin>,
     lines: Receiver<(Instant, String)>,
     exited: bool,
+    stop: Stop,
 }
 
 impl EngineProcess {
-    pub fn spawn(launch: &Launch) -> Result<EngineProcess, String> {
+    /// Start the engine; its waits end when `stop` is requested.
+    pub fn spawn(launch: &Launch, stop: &Stop) -> Result<EngineProcess, EngineError> {
         let mut words = launch.command.split_whitespace();
-        let program = words.next().ok_or("empty engine command")?;
+        let program = words
+            .next()
+            .ok_or_else(|| EngineError::Spawn("empty engine command".into()))?;
         // A relative program path names a file relative to the runner's
         // directory, not to the engine's working directory.
         let program = if program.contains('/') {
@@ -55,10 +81,18 @@ impl EngineProcess {
         if let Some(d) = &launch.dir {
             cmd.current_dir(d);
         }
+        // An interrupt from the terminal goes to the runner alone, which
+        // stops its games and then the engines: an engine that died of it
+        // first would lose its game by a crash.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd
             .spawn()
-            .map_err(|e| format!("cannot start '{}': {e}", launch.command))?;
-        let stdout = child.stdout.take().ok_or("engine has no output pipe")?;
+            .map_err(|e| EngineError::Spawn(format!("cannot start '{}': {e}", launch.command)))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| EngineError::Spawn("the engine has no output pipe".into()))?;
         let stdin = child.stdin.take();
         let (tx, rx) = channel();
         std::thread::spawn(move || {
@@ -80,6 +114,7 @@ impl EngineProcess {
             stdin,
             lines: rx,
             exited: false,
+            stop: stop.clone(),
         })
     }
 
@@ -101,13 +136,23 @@ impl EngineProcess {
         if self.exited {
             return Err(WaitError::Exited);
         }
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(wait) {
-            Ok(l) => Ok(l),
-            Err(RecvTimeoutError::Timeout) => Err(WaitError::Timeout),
-            Err(RecvTimeoutError::Disconnected) => {
-                self.exited = true;
-                Err(WaitError::Exited)
+        loop {
+            if self.stop.is_requested() {
+                return Err(WaitError::Stopped);
+            }
+            let now = Instant::now();
+            let until = deadline.min(now + STOP_POLL);
+            match self
+                .lines
+                .recv_timeout(until.saturating_duration_since(now))
+            {
+                Ok(l) => return Ok(l),
+                Err(RecvTimeoutError::Timeout) if until < deadline => {}
+                Err(RecvTimeoutError::Timeout) => return Err(WaitError::Timeout),
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.exited = true;
+                    return Err(WaitError::Exited);
+                }
             }
         }
     }
@@ -132,8 +177,12 @@ impl EngineProcess {
     }
 
     /// Ask the engine to quit with `quit_line`; kill it if it has not exited
-    /// after a short grace period.
+    /// after a short grace period, or at once when the match is stopping.
     pub fn shut_down(&mut self, quit_line: &str) {
+        if self.stop.is_requested() {
+            self.kill();
+            return;
+        }
         let _ = self.send(quit_line);
         self.stdin = None;
         let deadline = Instant::now() + Duration::from_millis(500);

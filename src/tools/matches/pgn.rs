@@ -157,7 +157,10 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
         in_moves |= !t.is_empty();
         game.moves.push(format!("{t}\n"));
     }
-    if in_moves || !game.tags.is_empty() {
+    // A last game of tag lines alone is read even when none of them could
+    // be read whole (a file cut in its first tag line), so that a reader
+    // sees it was cut.
+    if in_moves || game.line != 0 {
         games.push(game);
     }
     for g in &mut games {

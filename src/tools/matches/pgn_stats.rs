@@ -103,7 +103,10 @@ fn read_game(g: &PgnGame, file: &str) -> Result<Game, StatsError> {
     };
     let name = |tag: &str| match g.tag(tag).map(str::trim) {
         Some(n) if !n.is_empty() => Ok(n.to_string()),
-        _ => Err(fail(format!(
+        Some(_) => Err(fail(format!(
+            "the {tag} tag is empty: the engine's name is needed"
+        ))),
+        None => Err(fail(format!(
             "no {tag} tag: not a game of the match runner's PGN"
         ))),
     };
@@ -332,6 +335,11 @@ mod tests {
                 good.replace("[White \"A\"]\n", ""),
                 "part1.pgn:1",
                 "no White tag",
+            ),
+            (
+                good.replace("[Black \"B\"]", "[Black \" \"]"),
+                "part1.pgn:1",
+                "the Black tag is empty",
             ),
             (
                 good.replace("\"B\"", "\"A\""),

@@ -1,5 +1,6 @@
 //! What the referee needs from an engine, whatever protocol it speaks.
 
+use super::engine_proc::{EngineProcess, WaitError};
 use super::limits::Limits;
 use crate::rules::board::Position;
 use crate::rules::game::Outcome;
@@ -121,6 +122,33 @@ impl Probe {
         self.next = None;
         self.longest.take()
     }
+
+    /// The next line of `proc` during a search that ends at `deadline`
+    /// (trimmed, with the moment it was read), asking the probe's question
+    /// whenever one is due and passing over its answers. `question` gives
+    /// the question's text and the answer awaited.
+    pub fn read_search_line(
+        &mut self,
+        proc: &mut EngineProcess,
+        deadline: Instant,
+        mut question: impl FnMut() -> (String, String),
+    ) -> Result<(Instant, String), Failure> {
+        loop {
+            if self.due(Instant::now()) {
+                let (ask, answer) = question();
+                proc.send(&ask).map_err(to_failure)?;
+                self.asked(Instant::now(), answer);
+            }
+            let (at, line) = match proc.recv(self.wake(deadline)) {
+                Err(WaitError::Timeout) if Instant::now() < deadline => continue,
+                r => r.map_err(to_failure)?,
+            };
+            let line = line.trim();
+            if !self.answered(line, at) {
+                return Ok((at, line.to_string()));
+            }
+        }
+    }
 }
 
 /// Why an engine gave no answer.
@@ -132,6 +160,17 @@ pub enum Failure {
     Crashed,
     /// The engine refused a legal move or broke the protocol.
     Protocol(String),
+    /// The match was asked to stop: the game is abandoned.
+    Stopped,
+}
+
+/// The failure that a wait for an engine's line ended in.
+pub fn to_failure(e: WaitError) -> Failure {
+    match e {
+        WaitError::Timeout => Failure::Timeout,
+        WaitError::Exited => Failure::Crashed,
+        WaitError::Stopped => Failure::Stopped,
+    }
 }
 
 /// A request for a move.

@@ -32,6 +32,8 @@ pub const STALL_LIMIT: Duration = Duration::from_secs(60);
 /// A game this long (plies) is adjudicated a draw; the move rules of every
 /// built-in variant end games long before.
 pub const MAX_PLIES: usize = 2000;
+/// The PGN `Termination` of a game lost by an engine that exited.
+pub const CRASH: &str = "crash";
 
 /// Resign adjudication: both engines agree for `movecount` moves each that
 /// one side is at least `score` centipawns behind.
@@ -48,6 +50,80 @@ pub struct DrawRule {
     pub movenumber: u32,
     pub movecount: u32,
     pub score: i32,
+}
+
+/// One `key=number` word of an adjudication rule (`movecount=3`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleWord {
+    pub key: String,
+    pub value: i64,
+}
+
+impl RuleWord {
+    pub fn parse(word: &str) -> Result<RuleWord, String> {
+        let (k, v) = word
+            .split_once('=')
+            .ok_or_else(|| format!("expected key=number, got '{word}'"))?;
+        let value = v
+            .parse()
+            .map_err(|_| format!("{k}: '{v}' is not a whole number"))?;
+        Ok(RuleWord {
+            key: k.to_string(),
+            value,
+        })
+    }
+}
+
+/// The values of `keys` in `words`, each given once.
+fn rule_values<const N: usize>(words: &[RuleWord], keys: [&str; N]) -> Result<[i64; N], String> {
+    let mut vals = [None; N];
+    for w in words {
+        let i = keys
+            .iter()
+            .position(|k| *k == w.key)
+            .ok_or_else(|| format!("unknown key '{}' ({})", w.key, keys.join(", ")))?;
+        if vals[i].replace(w.value).is_some() {
+            return Err(format!("{} is given twice", w.key));
+        }
+    }
+    let mut out = [0; N];
+    for (i, v) in vals.into_iter().enumerate() {
+        out[i] = v.ok_or_else(|| format!("{}= is needed", keys[i]))?;
+    }
+    Ok(out)
+}
+
+fn count(key: &str, v: i64) -> Result<u32, String> {
+    u32::try_from(v).map_err(|_| format!("{key}: {v} is no count (0 to {})", u32::MAX))
+}
+
+fn centipawns(v: i64) -> Result<i32, String> {
+    i32::try_from(v)
+        .map_err(|_| format!("score: {v} is out of range ({} to {})", i32::MIN, i32::MAX))
+}
+
+impl ResignRule {
+    /// The rule of `movecount=M score=CP`.
+    pub fn from_words(words: &[RuleWord]) -> Result<ResignRule, String> {
+        let [movecount, score] = rule_values(words, ["movecount", "score"])?;
+        Ok(ResignRule {
+            movecount: count("movecount", movecount)?,
+            score: centipawns(score)?,
+        })
+    }
+}
+
+impl DrawRule {
+    /// The rule of `movenumber=N movecount=M score=CP`.
+    pub fn from_words(words: &[RuleWord]) -> Result<DrawRule, String> {
+        let [movenumber, movecount, score] =
+            rule_values(words, ["movenumber", "movecount", "score"])?;
+        Ok(DrawRule {
+            movenumber: count("movenumber", movenumber)?,
+            movecount: count("movecount", movecount)?,
+            score: centipawns(score)?,
+        })
+    }
 }
 
 /// Everything that is the same for every game of a match.
@@ -427,10 +503,16 @@ fn failure(
                 .push(format!("{label}: {name} ({c}) crashed in {}", pos.to_fen()));
             (
                 win_for(side.flip()),
-                "crash".into(),
+                CRASH.into(),
                 format!("{c}'s engine crashed"),
             )
         }
+        // The game is not counted: no one lost it.
+        Failure::Stopped => (
+            Outcome::Draw,
+            "abandoned".into(),
+            "the match was stopped".into(),
+        ),
         Failure::Protocol(msg) => {
             report
                 .log

@@ -2,7 +2,7 @@
 //! the game pairs' pentanomial counts) and their summary table: the match
 //! runner and `amalgam pgn stats` print the same lines from the same games.
 
-use super::stats::{Pentanomial, Score, Sprt};
+use super::stats::{Pentanomial, Score, Sprt, readable};
 use crate::rules::game::Outcome;
 use std::collections::HashMap;
 
@@ -194,10 +194,10 @@ pub fn sprt_line(sprt: &Sprt, score: &Score) -> String {
         .map_or("no decision".to_string(), |d| d.to_string());
     format!(
         "SPRT elo0={} elo1={} alpha={} beta={}: LLR {:.2} [{lo:.2}, {hi:.2}], {decision}",
-        sprt.elo0,
-        sprt.elo1,
-        sprt.alpha,
-        sprt.beta,
+        readable(sprt.elo0),
+        readable(sprt.elo1),
+        readable(sprt.alpha),
+        readable(sprt.beta),
         sprt.llr(score)
     )
 }

@@ -220,34 +220,151 @@ impl std::fmt::Display for SprtDecision {
     }
 }
 
-impl Sprt {
-    /// Parse `elo0=0 elo1=5 alpha=0.05 beta=0.05` (any order; all four).
-    pub fn parse(words: &[&str]) -> Result<Sprt, String> {
-        let mut vals = [None; 4];
-        for w in words {
-            let (k, v) = w
-                .split_once('=')
-                .ok_or_else(|| format!("bad SPRT parameter '{w}'"))?;
-            let i = ["elo0", "elo1", "alpha", "beta"]
-                .iter()
-                .position(|&n| n == k)
-                .ok_or_else(|| format!("unknown SPRT parameter '{k}'"))?;
-            vals[i] = Some(
-                v.parse::<f64>()
-                    .map_err(|_| format!("bad value '{v}' for {k}"))?,
-            );
+/// A parameter of an SPRT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtKey {
+    Elo0,
+    Elo1,
+    Alpha,
+    Beta,
+}
+
+impl SprtKey {
+    const ALL: [SprtKey; 4] = [SprtKey::Elo0, SprtKey::Elo1, SprtKey::Alpha, SprtKey::Beta];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SprtKey::Elo0 => "elo0",
+            SprtKey::Elo1 => "elo1",
+            SprtKey::Alpha => "alpha",
+            SprtKey::Beta => "beta",
         }
-        let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = vals else {
-            return Err("--sprt needs elo0, elo1, alpha and beta".into());
-        };
-        let p = |x: f64| x > 0.0 && x < 0.5;
+    }
+}
+
+/// One `key=value` word of an SPRT: `elo0=0`, `alpha=0.05`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtParam {
+    pub key: SprtKey,
+    pub value: f64,
+}
+
+/// Why an SPRT's words were refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SprtError {
+    /// A word without `=`.
+    NotKeyValue(String),
+    UnknownKey(String),
+    BadNumber {
+        key: SprtKey,
+        value: String,
+    },
+    /// A key given twice.
+    Twice(SprtKey),
+    /// elo0 or elo1 left out.
+    Missing(SprtKey),
+    /// elo0 and elo1 not in order, or beyond what the fit can take.
+    Hypotheses {
+        elo0: f64,
+        elo1: f64,
+    },
+    /// alpha or beta outside (0, 0.5).
+    Probability {
+        key: SprtKey,
+        value: f64,
+    },
+}
+
+impl std::fmt::Display for SprtError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let names = SprtKey::ALL.map(SprtKey::name).join(", ");
+        match self {
+            SprtError::NotKeyValue(w) => write!(f, "expected key=value ({names}), got '{w}'"),
+            SprtError::UnknownKey(k) => write!(f, "unknown parameter '{k}' ({names})"),
+            SprtError::BadNumber { key, value } => {
+                write!(f, "{}: '{value}' is not a number", key.name())
+            }
+            SprtError::Twice(k) => write!(f, "{} is given twice", k.name()),
+            SprtError::Missing(k) => write!(
+                f,
+                "{} is needed (elo0 and elo1 always; alpha and beta are {DEFAULT_ERROR} unless given)",
+                k.name()
+            ),
+            SprtError::Hypotheses { elo0, elo1 } => write!(
+                f,
+                "elo0 ({}) must be below elo1 ({}), both within +/-{MAX_SPRT_ELO}",
+                readable(*elo0),
+                readable(*elo1)
+            ),
+            SprtError::Probability { key, value } => write!(
+                f,
+                "{} ({}) must be above 0 and below 0.5",
+                key.name(),
+                readable(*value)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SprtError {}
+
+/// The error probabilities alpha and beta when not given.
+pub const DEFAULT_ERROR: f64 = 0.05;
+
+/// A parameter as people write it: as given, but in exponent form when
+/// that would take many zeros (1e-300, not 300 digits).
+pub fn readable(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e9).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+impl SprtParam {
+    /// Read `key=value`.
+    pub fn parse(word: &str) -> Result<SprtParam, SprtError> {
+        let (k, v) = word
+            .split_once('=')
+            .ok_or_else(|| SprtError::NotKeyValue(word.to_string()))?;
+        let key = SprtKey::ALL
+            .into_iter()
+            .find(|x| x.name() == k)
+            .ok_or_else(|| SprtError::UnknownKey(k.to_string()))?;
+        let value = v.parse::<f64>().map_err(|_| SprtError::BadNumber {
+            key,
+            value: v.to_string(),
+        })?;
+        Ok(SprtParam { key, value })
+    }
+}
+
+impl Sprt {
+    /// The test of `params` (any order): elo0 and elo1 needed, alpha and
+    /// beta [`DEFAULT_ERROR`] unless given.
+    pub fn from_params(params: &[SprtParam]) -> Result<Sprt, SprtError> {
+        let mut vals = [None; 4];
+        for p in params {
+            let i = SprtKey::ALL.iter().position(|&k| k == p.key).unwrap_or(0);
+            if vals[i].replace(p.value).is_some() {
+                return Err(SprtError::Twice(p.key));
+            }
+        }
+        let [elo0, elo1, alpha, beta] = vals;
+        let elo0 = elo0.ok_or(SprtError::Missing(SprtKey::Elo0))?;
+        let elo1 = elo1.ok_or(SprtError::Missing(SprtKey::Elo1))?;
+        let alpha = alpha.unwrap_or(DEFAULT_ERROR);
+        let beta = beta.unwrap_or(DEFAULT_ERROR);
         // Beyond a few thousand Elo the expected score rounds to 0 or 1 and
         // the hypotheses' fit is undefined.
         let e = |x: f64| x.abs() <= MAX_SPRT_ELO;
-        if !e(elo0) || !e(elo1) || elo1 <= elo0 || !p(alpha) || !p(beta) {
-            return Err(format!(
-                "--sprt needs elo0 < elo1 within ±{MAX_SPRT_ELO} and alpha, beta in (0, 0.5)"
-            ));
+        if !e(elo0) || !e(elo1) || elo1 <= elo0 {
+            return Err(SprtError::Hypotheses { elo0, elo1 });
+        }
+        for (key, value) in [(SprtKey::Alpha, alpha), (SprtKey::Beta, beta)] {
+            if !(value > 0.0 && value < 0.5) {
+                return Err(SprtError::Probability { key, value });
+            }
         }
         Ok(Sprt {
             elo0,
@@ -255,6 +372,15 @@ impl Sprt {
             alpha,
             beta,
         })
+    }
+
+    /// Read the words `elo0=0 elo1=5 [alpha=0.05] [beta=0.05]`.
+    pub fn parse(words: &[&str]) -> Result<Sprt, SprtError> {
+        let params = words
+            .iter()
+            .map(|w| SprtParam::parse(w))
+            .collect::<Result<Vec<_>, _>>()?;
+        Sprt::from_params(&params)
     }
 
     /// Log-likelihood ratio of the results (0 without games).
@@ -295,5 +421,47 @@ impl Sprt {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sprt_words_take_defaults_and_name_what_is_wrong() {
+        let s = Sprt::parse(&["elo1=5", "elo0=0"]).unwrap();
+        assert_eq!((s.alpha, s.beta), (DEFAULT_ERROR, DEFAULT_ERROR));
+        let s = Sprt::parse(&["elo0=-3", "elo1=2", "beta=0.1"]).unwrap();
+        assert_eq!((s.elo0, s.alpha, s.beta), (-3.0, DEFAULT_ERROR, 0.1));
+        let cases: [(&[&str], &str); 8] = [
+            (&["elo0=0"], "elo1 is needed"),
+            (&["elo1=0"], "elo0 is needed"),
+            (&["elo0=0", "elo0=1", "elo1=5"], "elo0 is given twice"),
+            (
+                &["elo0=0", "elo1=5", "gamma=1"],
+                "unknown parameter 'gamma'",
+            ),
+            (&["elo0=0", "elo1"], "expected key=value"),
+            (&["elo0=0", "elo1=x"], "elo1: 'x' is not a number"),
+            (&["elo0=5", "elo1=0"], "elo0 (5) must be below elo1 (0)"),
+            (
+                &["elo0=0", "elo1=5", "alpha=0.5"],
+                "alpha (0.5) must be above 0",
+            ),
+        ];
+        for (words, what) in cases {
+            let e = Sprt::parse(words).unwrap_err().to_string();
+            assert!(e.contains(what) && !e.contains("--sprt"), "{words:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn parameters_print_readably() {
+        assert_eq!(readable(0.05), "0.05");
+        assert_eq!(readable(-10.0), "-10");
+        assert_eq!(readable(0.0), "0");
+        assert_eq!(readable(1e-300), "1e-300");
+        assert_eq!(readable(2.5e-7), "2.5e-7");
     }
 }

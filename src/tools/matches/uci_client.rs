@@ -2,11 +2,13 @@
 //! (RULES.md), which is orthodox UCI notation for chess.
 
 use super::engine_proc::{EngineProcess, Launch, WaitError};
-use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn};
+use super::errors::EngineError;
+use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn, to_failure};
 use crate::rules::board::Position;
 use crate::rules::game::Outcome;
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
+use crate::util::stop::Stop;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,8 +23,15 @@ pub struct UciPlayer {
     probe: Probe,
 }
 
+/// An option a UCI engine lists: its name and, for a combo, its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct UciOption {
+    name: String,
+    vars: Vec<String>,
+}
+
 /// The `option` lines of a UCI engine: name and `var` values.
-fn parse_option(line: &str) -> Option<(String, Vec<String>)> {
+fn parse_option(line: &str) -> Option<UciOption> {
     let rest = line.strip_prefix("option name ")?;
     let (name, tail) = rest.split_once(" type ")?;
     let vars = tail
@@ -30,84 +39,142 @@ fn parse_option(line: &str) -> Option<(String, Vec<String>)> {
         .skip(1)
         .map(|v| v.trim().to_string())
         .collect();
-    Some((name.trim().to_string(), vars))
+    Some(UciOption {
+        name: name.trim().to_string(),
+        vars,
+    })
 }
 
+/// What the handshake is doing when a wait fails.
+const HANDSHAKE_STAGE: &str = "the UCI handshake";
+
 /// Send `uci` and read the engine's options up to `uciok`.
-fn read_options(proc: &mut EngineProcess) -> Result<Vec<(String, Vec<String>)>, WaitError> {
-    proc.send("uci")?;
+fn read_options(proc: &mut EngineProcess) -> Result<Vec<UciOption>, EngineError> {
+    let failed = |e: WaitError| e.in_handshake("uci with uciok", HANDSHAKE_STAGE);
+    proc.send("uci").map_err(failed)?;
     let mut options = Vec::new();
     proc.wait_for(HANDSHAKE, |l| {
         if let Some(o) = parse_option(l) {
             options.push(o);
         }
         l == "uciok"
-    })?;
+    })
+    .map_err(failed)?;
     Ok(options)
 }
 
+/// Whether a line that an engine printed while an option was set refuses
+/// the option: an `info string` that starts with "error" (Amalgam's
+/// `info string error: ...`, Stockfish's `info string ERROR: ...`), or
+/// free text, no UCI message, that speaks of a failure (Stockfish's
+/// `No such option: X`, Fairy-Stockfish's `Unable to open file F`).
+fn refuses(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    if let Some(text) = lower.strip_prefix("info string ") {
+        return text.trim_start().starts_with("error");
+    }
+    const MESSAGES: [&str; 8] = [
+        "id",
+        "uciok",
+        "readyok",
+        "bestmove",
+        "copyprotection",
+        "registration",
+        "info",
+        "option",
+    ];
+    const FAILURES: [&str; 8] = [
+        "error",
+        "no such",
+        "unknown",
+        "unable",
+        "invalid",
+        "cannot",
+        "not supported",
+        "illegal",
+    ];
+    let first = lower.split_whitespace().next().unwrap_or("");
+    !MESSAGES.contains(&first) && FAILURES.iter().any(|w| lower.contains(w))
+}
+
+/// Set an option and wait (`isready`) until the engine has answered it;
+/// an answer that refuses it is an error.
+fn set_option(proc: &mut EngineProcess, name: &str, value: &str) -> Result<(), EngineError> {
+    let during = format!("option '{name}' = '{value}'");
+    let failed = |e: WaitError| e.in_handshake("isready with readyok", &during);
+    proc.send(&format!("setoption name {name} value {value}"))
+        .map_err(failed)?;
+    proc.send("isready").map_err(failed)?;
+    let mut answer = None;
+    proc.wait_for(HANDSHAKE, |l| {
+        if answer.is_none() && refuses(l) {
+            answer = Some(l.to_string());
+        }
+        l == "readyok"
+    })
+    .map_err(failed)?;
+    EngineError::option_answer(name, value, answer)
+}
+
+/// Set the match's options, each one the engine lists (UCI option names
+/// are not case sensitive).
+fn set_options(
+    proc: &mut EngineProcess,
+    options: &[(String, String)],
+    listed: &[UciOption],
+) -> Result<(), EngineError> {
+    for (name, value) in options {
+        if !listed.iter().any(|o| o.name.eq_ignore_ascii_case(name)) {
+            return Err(EngineError::UnknownOption {
+                option: name.clone(),
+                offered: listed.iter().map(|o| o.name.clone()).collect(),
+            });
+        }
+        set_option(proc, name, value)?;
+    }
+    Ok(())
+}
+
 impl UciPlayer {
-    /// Start the engine, check that it plays `variant`, set its options.
+    /// Start the engine, set its options (each must be one it lists, and it
+    /// must not answer an error), check that it plays `variant` and select
+    /// it. Waits end when `stop` is requested.
     pub fn start(
         launch: &Launch,
         options: &[(String, String)],
         variant: &Variant,
-    ) -> Result<UciPlayer, String> {
-        let mut proc = EngineProcess::spawn(launch)?;
-        let fail = |e: WaitError| match e {
-            WaitError::Timeout => format!("'{}' did not answer uciok", launch.command),
-            WaitError::Exited => format!("'{}' exited during the UCI handshake", launch.command),
-        };
-        let mut engine_options = read_options(&mut proc).map_err(fail)?;
+        stop: &Stop,
+    ) -> Result<UciPlayer, EngineError> {
+        let mut proc = EngineProcess::spawn(launch, stop)?;
+        let mut listed = read_options(&mut proc)?;
         // Options may change what the engine plays (Fairy-Stockfish's
         // `VariantPath` adds the file's variants), so they go first and the
         // list is read again.
         if !options.is_empty() {
-            for (k, v) in options {
-                proc.send(&format!("setoption name {k} value {v}"))
-                    .map_err(fail)?;
-            }
-            engine_options = read_options(&mut proc).map_err(fail)?;
+            set_options(&mut proc, options, &listed)?;
+            listed = read_options(&mut proc)?;
         }
-        let variant_option = engine_options.iter().find(|o| o.0 == "UCI_Variant");
+        let variant_option = listed.iter().find(|o| o.name == "UCI_Variant");
         // The orthodox game needs no variant option: that is what UCI plays.
         let orthodox = variant.xboard.name == "normal";
+        let refused = |offered: Vec<String>| EngineError::NoVariant {
+            variant: variant.name.clone(),
+            list: "UCI_Variant values",
+            offered,
+        };
         match variant_option {
-            None if !orthodox => {
-                return Err(format!(
-                    "'{}' has no UCI_Variant option, so it cannot play {}",
-                    launch.command, variant.name
-                ));
+            None if !orthodox => return Err(refused(Vec::new())),
+            Some(o) if !o.vars.is_empty() && !o.vars.contains(&variant.name) => {
+                return Err(refused(o.vars.clone()));
             }
-            Some((_, vars)) if !vars.is_empty() && !vars.contains(&variant.name) => {
-                return Err(format!(
-                    "'{}' does not play {} (its UCI_Variant values: {})",
-                    launch.command,
-                    variant.name,
-                    vars.join(", ")
-                ));
-            }
-            _ => {}
+            Some(_) => set_option(&mut proc, "UCI_Variant", &variant.name)?,
+            None => {}
         }
-        if variant_option.is_some() {
-            proc.send(&format!(
-                "setoption name UCI_Variant value {}",
-                variant.name
-            ))
-            .map_err(fail)?;
-        }
-        let mut p = UciPlayer {
+        Ok(UciPlayer {
             proc,
             thinking: false,
             probe: Probe::default(),
-        };
-        p.sync().map_err(|_| {
-            format!(
-                "'{}' did not answer isready after its options",
-                launch.command
-            )
-        })?;
-        Ok(p)
+        })
     }
 
     fn sync(&mut self) -> Result<(), Failure> {
@@ -122,13 +189,6 @@ impl UciPlayer {
                 needed == 0
             })
             .map_err(to_failure)
-    }
-}
-
-pub(super) fn to_failure(e: WaitError) -> Failure {
-    match e {
-        WaitError::Timeout => Failure::Timeout,
-        WaitError::Exited => Failure::Crashed,
     }
 }
 
@@ -216,19 +276,10 @@ impl Player for UciPlayer {
         let mut info = SearchInfo::default();
         self.probe.search_starts(sent);
         loop {
-            let now = Instant::now();
-            if self.probe.due(now) {
-                self.proc.send("isready").map_err(to_failure)?;
-                self.probe.asked(Instant::now(), "readyok".to_string());
-            }
-            let (at, line) = match self.proc.recv(self.probe.wake(deadline)) {
-                Err(WaitError::Timeout) if Instant::now() < deadline => continue,
-                r => r.map_err(to_failure)?,
-            };
-            let line = line.trim();
-            if self.probe.answered(line, at) {
-                continue;
-            }
+            let (at, line) = self.probe.read_search_line(&mut self.proc, deadline, || {
+                ("isready".to_string(), "readyok".to_string())
+            })?;
+            let line = line.as_str();
             if line.starts_with("info ") {
                 read_info(line, &mut info);
             } else if let Some(rest) = line.strip_prefix("bestmove") {
@@ -291,8 +342,8 @@ mod tests {
             "option name UCI_Variant type combo default chess var chess var team-mate",
         )
         .unwrap();
-        assert_eq!(o.0, "UCI_Variant");
-        assert_eq!(o.1, vec!["chess", "team-mate"]);
+        assert_eq!(o.name, "UCI_Variant");
+        assert_eq!(o.vars, vec!["chess", "team-mate"]);
         let mut i = SearchInfo::default();
         read_info(
             "info depth 12 seldepth 20 score cp -35 nodes 100 pv e2e4",

@@ -6,20 +6,24 @@
 //! far and `go`, and from then on each opponent move makes it think.
 
 use super::engine_proc::{EngineProcess, Launch, WaitError};
+use super::errors::EngineError;
 use super::limits::Limits;
-use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn};
-use super::uci_client::to_failure;
+use super::player::{Answer, Failure, Player, Probe, Reply, SearchInfo, Turn, to_failure};
 use crate::protocol::xboard::moves::{Gui, from_gui, gui_text};
 use crate::rules::board::Position;
 use crate::rules::game::Outcome;
 use crate::rules::types::{Color, Move};
 use crate::rules::variant::Variant;
+use crate::util::stop::Stop;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const HANDSHAKE: Duration = Duration::from_secs(10);
 /// How long an engine may take to answer `ping` after a game.
 const SETTLE: Duration = Duration::from_millis(2000);
+/// How long to watch for an error after an option is set, when the engine
+/// knows no `ping` that would say it has read the option.
+const OPTION_WITHOUT_PING: Duration = Duration::from_millis(300);
 
 /// The features an engine announced that matter here.
 #[derive(Clone, Debug, Default)]
@@ -28,6 +32,33 @@ struct Features {
     setboard: bool,
     ping: bool,
     variants: Option<Vec<String>>,
+    /// The names of its `feature option="NAME -TYPE ..."` options.
+    options: Vec<String>,
+}
+
+/// The name of an option from its `feature option` value, `NAME -TYPE
+/// ...` (the name may hold spaces).
+fn option_name(spec: &str) -> Option<&str> {
+    const TYPES: [&str; 10] = [
+        "button", "save", "reset", "check", "string", "spin", "combo", "slider", "file", "path",
+    ];
+    let mut from = 0;
+    while let Some(at) = spec[from..].find(" -") {
+        let dash = from + at;
+        let word = spec[dash + 2..].split_whitespace().next().unwrap_or("");
+        if TYPES.contains(&word) {
+            return Some(spec[..dash].trim()).filter(|n| !n.is_empty());
+        }
+        from = dash + 2;
+    }
+    None
+}
+
+/// Whether a line that an engine printed while an option was set refuses
+/// it: the protocol's `Error (...): ...`, or `tellusererror`.
+fn refuses(line: &str) -> bool {
+    let lower = line.trim_start().to_ascii_lowercase();
+    lower.starts_with("error") || lower.starts_with("tellusererror")
 }
 
 pub struct XboardPlayer {
@@ -93,18 +124,18 @@ fn read_post(line: &str, info: &mut SearchInfo) -> bool {
 
 impl XboardPlayer {
     /// Start the engine, read its features, refuse it when it does not
-    /// play the variant, and set its options.
+    /// play the variant, and set its options (each must be one it offers,
+    /// and it must not answer an error). Waits end when `stop` is requested.
     pub fn start(
         launch: &Launch,
         options: &[(String, String)],
         variant: &Variant,
         limits: &Limits,
-    ) -> Result<XboardPlayer, String> {
-        if limits.nodes.is_some() {
-            return Err("a node limit cannot be given over the XBoard protocol".into());
-        }
-        let mut proc = EngineProcess::spawn(launch)?;
-        let gone = |_| format!("'{}' exited during the XBoard handshake", launch.command);
+        stop: &Stop,
+    ) -> Result<XboardPlayer, EngineError> {
+        let mut proc = EngineProcess::spawn(launch, stop)?;
+        let stage = "the XBoard handshake";
+        let gone = |e: WaitError| e.in_handshake("protover with its features", stage);
         proc.send("xboard").map_err(gone)?;
         proc.send("protover 2").map_err(gone)?;
         let mut features = Features::default();
@@ -114,7 +145,7 @@ impl XboardPlayer {
         loop {
             let line = match proc.recv(deadline) {
                 Ok((_, l)) => l,
-                Err(_) if !proc.has_exited() => break,
+                Err(WaitError::Timeout) => break,
                 Err(e) => return Err(gone(e)),
             };
             if !line.starts_with("feature") {
@@ -130,6 +161,7 @@ impl XboardPlayer {
                         features.variants =
                             Some(v.split(',').map(|s| s.trim().to_string()).collect())
                     }
+                    "option" => features.options.extend(option_name(&v).map(str::to_string)),
                     "done" if v == "0" => deadline = Instant::now() + HANDSHAKE,
                     "done" => done = true,
                     _ => {}
@@ -144,23 +176,16 @@ impl XboardPlayer {
             proc.send(&format!("accepted {k}")).map_err(gone)?;
         }
         let name = variant.xboard.name.clone();
+        // Every engine plays the orthodox game.
         if name != "normal" {
             let offered = features.variants.clone().unwrap_or_default();
             if !offered.contains(&name) {
-                return Err(format!(
-                    "'{}' does not play {} (its feature variants: {})",
-                    launch.command,
-                    name,
-                    if offered.is_empty() {
-                        "none".to_string()
-                    } else {
-                        offered.join(",")
-                    }
-                ));
+                return Err(EngineError::NoVariant {
+                    variant: name,
+                    list: "feature variants",
+                    offered,
+                });
             }
-        }
-        for (k, v) in options {
-            proc.send(&format!("option {k}={v}")).map_err(gone)?;
         }
         let mut p = XboardPlayer {
             proc,
@@ -173,30 +198,75 @@ impl XboardPlayer {
             pings: 0,
             probe: Probe::default(),
         };
-        p.sync(HANDSHAKE)
-            .map_err(|_| format!("'{}' did not answer ping after its options", launch.command))?;
+        for (k, v) in options {
+            p.set_option(k, v)?;
+        }
+        p.await_pong(HANDSHAKE)
+            .map_err(|e| e.in_handshake("ping after the handshake", stage))?;
         Ok(p)
     }
 
+    /// Set an option the engine offers and wait until it has read it; an
+    /// error it answers refuses the option.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        if !self.features.options.iter().any(|o| o == name) {
+            return Err(EngineError::UnknownOption {
+                option: name.to_string(),
+                offered: self.features.options.clone(),
+            });
+        }
+        let during = format!("option '{name}' = '{value}'");
+        let failed = |e: WaitError| e.in_handshake("ping after its options", &during);
+        self.proc
+            .send(&format!("option {name}={value}"))
+            .map_err(failed)?;
+        let answer = if self.features.ping {
+            self.await_pong(HANDSHAKE).map_err(failed)?
+        } else {
+            let deadline = Instant::now() + OPTION_WITHOUT_PING;
+            let mut answer = None;
+            while answer.is_none() {
+                match self.proc.recv(deadline) {
+                    Ok((_, l)) if refuses(&l) => answer = Some(l.trim().to_string()),
+                    Ok(_) => {}
+                    Err(WaitError::Timeout) => break,
+                    Err(e) => return Err(failed(e)),
+                }
+            }
+            answer
+        };
+        EngineError::option_answer(name, value, answer)
+    }
+
     /// Wait until the engine has read everything sent (by `ping`), dropping
-    /// what it printed meanwhile.
-    fn sync(&mut self, wait: Duration) -> Result<(), Failure> {
+    /// what it printed meanwhile but the first error it answered, which is
+    /// returned.
+    fn await_pong(&mut self, wait: Duration) -> Result<Option<String>, WaitError> {
         if !self.features.ping {
-            return Ok(());
+            return Ok(None);
         }
         self.pings += 1;
         let n = self.pings;
-        self.proc.send(&format!("ping {n}")).map_err(to_failure)?;
+        self.proc.send(&format!("ping {n}"))?;
         let pong = format!("pong {n}");
         // A probe's pong still out is counted if it comes first; later, it is
         // passed over (pongs are numbered).
         let probe = &mut self.probe;
+        let mut error = None;
         let synced = self.proc.wait_for(wait, |l| {
             probe.answered(l, Instant::now());
+            if error.is_none() && refuses(l) {
+                error = Some(l.to_string());
+            }
             l == pong
         });
         self.probe.forget();
-        synced.map_err(to_failure)
+        synced.map(|_| error)
+    }
+
+    /// [`Self::await_pong`] during a game, where an error answered is passed over.
+    fn sync(&mut self, wait: Duration) -> Result<(), Failure> {
+        self.await_pong(wait).map(drop).map_err(to_failure)
     }
 
     fn send(&mut self, line: &str) -> Result<(), Failure> {
@@ -293,20 +363,12 @@ impl Player for XboardPlayer {
         let mut first_leg = String::new();
         self.probe.search_starts(sent);
         loop {
-            if self.features.ping && self.probe.due(Instant::now()) {
-                self.pings += 1;
-                let n = self.pings;
-                self.send(&format!("ping {n}"))?;
-                self.probe.asked(Instant::now(), format!("pong {n}"));
-            }
-            let (at, line) = match self.proc.recv(self.probe.wake(deadline)) {
-                Err(WaitError::Timeout) if Instant::now() < deadline => continue,
-                r => r.map_err(to_failure)?,
-            };
-            let line = line.trim();
-            if self.probe.answered(line, at) {
-                continue;
-            }
+            let pings = &mut self.pings;
+            let (at, line) = self.probe.read_search_line(&mut self.proc, deadline, || {
+                *pings += 1;
+                (format!("ping {pings}"), format!("pong {pings}"))
+            })?;
+            let line = line.as_str();
             let reply = if let Some(m) = line.strip_prefix("move ") {
                 let m = m.trim();
                 if m.ends_with(',') {
@@ -361,7 +423,8 @@ impl Player for XboardPlayer {
     }
 
     fn enable_probe(&mut self) {
-        self.probe.on = true;
+        // Only an engine that answers `ping` can be probed.
+        self.probe.on = self.features.ping;
     }
 
     fn is_alive(&self) -> bool {
