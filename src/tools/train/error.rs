@@ -3,6 +3,7 @@
 //! before any data is read; bad data lines come with every one of them.
 
 use crate::engine::eval::nnue::NetError;
+use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::tools::datafile::LoadError;
 use std::fmt;
 use std::path::PathBuf;
@@ -22,7 +23,8 @@ pub enum OptionError {
     Lambda(f32),
     /// A validation share outside 0 to 0.9.
     Validation(f64),
-    NoHidden,
+    /// A hidden layer of no neurons or more than a net file may hold.
+    Hidden(usize),
     NoBatch,
 }
 
@@ -38,7 +40,7 @@ impl fmt::Display for OptionError {
             OptionError::Rate(r) => write!(f, "--lr {r} is not above 0 and at most 1"),
             OptionError::Lambda(l) => write!(f, "--lambda {l} is not from 0 to 1"),
             OptionError::Validation(v) => write!(f, "--validation {v} is not from 0 to 0.9"),
-            OptionError::NoHidden => write!(f, "--hidden must be at least 1"),
+            OptionError::Hidden(h) => write!(f, "--hidden {h} is not from 1 to {MAX_HIDDEN}"),
             OptionError::NoBatch => write!(f, "--batch must be at least 1"),
         }
     }

@@ -5,6 +5,7 @@
 use super::error::OptionError;
 use super::fit::CHUNKS;
 use crate::engine::eval::nnue::Activation;
+use crate::engine::eval::nnue::format::MAX_HIDDEN;
 
 /// The activations by the names the command line gives them, with what
 /// each computes.
@@ -125,8 +126,8 @@ impl Settings {
 
 impl Architecture {
     pub fn check(&self) -> Result<(), OptionError> {
-        if self.hidden == 0 {
-            return Err(OptionError::NoHidden);
+        if !(1..=MAX_HIDDEN as usize).contains(&self.hidden) {
+            return Err(OptionError::Hidden(self.hidden));
         }
         Ok(())
     }
@@ -145,5 +146,37 @@ mod tests {
         assert_eq!(Batch::Auto.size(0), CHUNKS);
         assert_eq!(Batch::Given(16_384).size(654), 16_384);
         assert_eq!(Batch::Given(7).size(1_000_000), 7);
+    }
+
+    #[test]
+    fn settings_and_architectures_out_of_range_are_refused() {
+        let arch = |hidden| Architecture {
+            hidden,
+            ..Architecture::default()
+        };
+        assert_eq!(arch(4096).check(), Ok(()));
+        assert_eq!(arch(0).check(), Err(OptionError::Hidden(0)));
+        assert_eq!(arch(4097).check(), Err(OptionError::Hidden(4097)));
+        assert_eq!(Settings::default().check(), Ok(()));
+        let d = Settings::default;
+        for (settings, refusal) in [
+            (
+                Settings {
+                    batch: Batch::Given(0),
+                    ..d()
+                },
+                OptionError::NoBatch,
+            ),
+            (
+                Settings {
+                    validation: 0.95,
+                    ..d()
+                },
+                OptionError::Validation(0.95),
+            ),
+            (Settings { lambda: 1.5, ..d() }, OptionError::Lambda(1.5)),
+        ] {
+            assert_eq!(settings.check(), Err(refusal));
+        }
     }
 }
