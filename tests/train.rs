@@ -4,7 +4,11 @@
 //! seed gives the same net whatever the thread count, and bad data lines
 //! are refused with file and line; a variant defined only in the tests' ini
 //! goes through datagen and train, and its net, named by the `nnue` key,
-//! loads and changes the evaluation.
+//! loads and changes the evaluation. A run that cannot succeed is refused
+//! before it trains (a folder as the net file, options that contradict each
+//! other, an unknown variant); the batch fits a small file; a net worse
+//! than the hand-written evaluation is warned of; progress goes to a
+//! terminal only.
 
 mod common;
 
@@ -236,5 +240,193 @@ fn a_user_variant_goes_through_datagen_and_train() {
         zoo_scores_differ(&ini, "zoo-net"),
         "the trained net changes no score"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `train chess` on the small file with `args`, its standard error sent to
+/// a file: whether it succeeded, its standard output and standard error.
+fn train_chess(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let errors = dir.join("stderr.txt");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(["train", "chess", &fixture()])
+        .args(args)
+        .stderr(std::fs::File::create(&errors).expect("stderr file"))
+        .output()
+        .expect("run amalgam");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        std::fs::read_to_string(&errors).expect("stderr"),
+    )
+}
+
+/// The net file's provenance holds `words`.
+fn provenance_has(net_file: &str, words: &str) {
+    let provenance = read_net(net_file).provenance;
+    assert!(provenance.contains(words), "{words}: {provenance}");
+}
+
+/// [`train_chess`] that must succeed, writing `x.nnue` in `dir` (whose
+/// name it returns with the standard output and error).
+fn train_chess_ok(dir: &std::path::Path, args: &[&str]) -> (String, String, String) {
+    let net_file = dir.join("x.nnue").to_string_lossy().into_owned();
+    let mut line = vec!["--out", &net_file];
+    line.extend_from_slice(args);
+    let (ok, out, err) = train_chess(dir, &line);
+    assert!(ok, "{args:?}: {out}{err}");
+    (net_file, out, err)
+}
+
+#[test]
+fn a_folder_as_the_net_file_is_refused_before_the_training() {
+    let dir = scratch("folder");
+    let folder = dir.join("nets");
+    std::fs::create_dir(&folder).expect("folder");
+    let folder = folder.to_string_lossy().into_owned();
+    // Hours of training if it began: the refusal must come first.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(["train", "chess", &fixture(), "--out", &folder])
+        .args(["--hidden", "4096", "--epochs", "100000", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.txt")).expect("stderr file"))
+        .spawn()
+        .expect("run amalgam");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if started.elapsed().as_secs() >= 20 {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let err = std::fs::read_to_string(dir.join("stderr.txt")).expect("stderr");
+    let status = status.unwrap_or_else(|| panic!("still training after 20 s: {err}"));
+    assert!(!status.success(), "{err}");
+    assert!(err.contains("is a folder"), "{err}");
+    // Nothing was left in the folder or beside it.
+    assert_eq!(std::fs::read_dir(&folder).expect("folder").count(), 0);
+    assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_net_file_is_replaced_only_when_the_new_net_is_written() {
+    let dir = scratch("replace");
+    let net_file = dir.join("x.nnue").to_string_lossy().into_owned();
+    std::fs::write(&net_file, b"the old net").expect("old");
+    let listing = || std::fs::read_dir(&dir).expect("dir").count();
+    // A run refused before it starts, and one whose data turn out bad
+    // after the file beside the net was made, leave the old net and
+    // nothing else (the net and the standard error file).
+    let refused = ["--out", &net_file, "--epochs", "1", "--lr-drop", "2"];
+    assert!(!train_chess(&dir, &refused).0);
+    assert_eq!(std::fs::read(&net_file).expect("net"), b"the old net");
+    assert_eq!(listing(), 2);
+    let bad = dir.join("bad.data").to_string_lossy().into_owned();
+    std::fs::write(&bad, "not a data line\n").expect("data");
+    let (ok, _, err) = run_amalgam_with_errors(&["train", "chess", &bad, "--out", &net_file]);
+    assert!(!ok && err.contains("nothing trained"), "{err}");
+    assert_eq!(std::fs::read(&net_file).expect("net"), b"the old net");
+    assert_eq!(listing(), 3);
+    train_chess_ok(&dir, &["--epochs", "1", "--hidden", "8"]);
+    assert!(read_net(&net_file).provenance.contains("Command: "));
+    assert_eq!(listing(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_batch_fits_a_small_file_unless_one_is_given() {
+    let dir = scratch("batch");
+    let (net_file, out, _) = train_chess_ok(&dir, &["--epochs", "1", "--hidden", "8"]);
+    let batch = number_after(&out, "batch");
+    let training = number_after(&out, "chosen for");
+    let steps = number_after(&out, "training positions:");
+    assert!(steps >= 8.0 && steps == (training / batch).ceil(), "{out}");
+    let chosen = format!("; batch {batch} (chosen for {training} training positions");
+    provenance_has(&net_file, &chosen);
+    let given = ["--epochs", "1", "--hidden", "8", "--batch", "5000"];
+    let (_, out, _) = train_chess_ok(&dir, &given);
+    assert!(out.lines().any(|l| l == "batch 5000"), "{out}");
+    provenance_has(&net_file, "; batch 5000\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_net_worse_than_the_hand_written_evaluation_is_warned_of() {
+    let dir = scratch("worse");
+    // One step from random weights: far from the hand-written evaluation.
+    let (net_file, out, err) = train_chess_ok(&dir, &["--epochs", "1", "--batch", "16384"]);
+    let quantised = |label| number_after(&out, label);
+    assert!(
+        quantised("quantised net: validation") > quantised("(the measure to beat):"),
+        "{out}"
+    );
+    for words in [
+        "warning: the net's validation loss",
+        "above the hand-written evaluation's",
+        "only 1 Adam step(s)",
+    ] {
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    provenance_has(&net_file, "\nWarning: the net's");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn contradicting_options_and_unknown_variants_are_refused_before_the_training() {
+    let dir = scratch("options");
+    let net_file = dir.join("x.nnue").to_string_lossy().into_owned();
+    let drop = |n: &str| train_chess(&dir, &["--out", &net_file, "--epochs", "3", "--lr-drop", n]);
+    let (ok, out, err) = drop("4");
+    assert!(!ok, "{out}");
+    assert!(err.contains("--lr-drop 4 is more than --epochs 3"), "{err}");
+    assert!(!out.contains("epoch"), "{out}");
+    assert!(!std::path::Path::new(&net_file).exists());
+    assert!(drop("3").0, "every epoch at the dropped step size");
+
+    let data = fixture();
+    let (ok, _, err) = run_amalgam_with_errors(&["train", "zoo", &data, "--out", &net_file]);
+    assert!(!ok);
+    for words in ["unknown variant 'zoo'", "chess, ", "--variants FILE"] {
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    assert!(!err.contains("<variants>"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_validation_positions_the_last_epoch_is_written_and_said_so() {
+    let dir = scratch("blind");
+    let blind = ["--epochs", "2", "--hidden", "8", "--validation", "0"];
+    let (net_file, out, err) = train_chess_ok(&dir, &blind);
+    assert!(!out.contains("lowest validation loss"), "{out}");
+    let said = "the net of epoch 2 is written (the last; no validation positions";
+    assert!(out.contains(said), "{out}");
+    // Nothing to compare with the hand-written evaluation: no warning.
+    assert!(!err.contains("warning"), "{err}");
+    let provenance = read_net(&net_file).provenance;
+    assert!(
+        !provenance.contains("lowest validation loss"),
+        "{provenance}"
+    );
+    provenance_has(
+        &net_file,
+        "Written: the net of epoch 2 (the last; no validation",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn progress_goes_to_a_terminal_only() {
+    let dir = scratch("progress");
+    let (_, _, err) = train_chess_ok(&dir, &["--epochs", "3", "--hidden", "8", "--batch", "16"]);
+    // Standard error is a file: whole lines, none overwritten or blank.
+    assert!(!err.contains('\r'), "{err:?}");
+    assert!(err.lines().all(|l| !l.trim().is_empty()), "{err:?}");
+    assert!(err.contains("positions read in"), "{err:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,17 +1,9 @@
-//! The trainer's positions: each data line turned once into its two sorted
-//! feature lists (the side to move's perspective first) and its score and
-//! result from the side to move's side, packed into one array of features;
-//! and the seeded split into training and validation positions.
+//! The trainer's positions: each one's two sorted feature lists (the side
+//! to move's perspective first), its score and result from the side to
+//! move's side and its FEN, packed into one array of features and one of
+//! text; and the seeded split into training and validation positions.
 
-use super::factor::Factoriser;
-use crate::engine::eval::nnue::Layout;
-use crate::engine::eval::{EvalTables, PawnCache, evaluate};
-use crate::rules::board::Position;
-use crate::rules::types::Color;
-use crate::rules::variant::Variant;
-use crate::tools::datafile::DataLine;
 use crate::util::rng::Rng;
-use std::sync::Arc;
 
 /// One position, from the side to move's side.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,50 +19,9 @@ pub struct Sample {
     /// The hand-written evaluation's static score in centipawns, the
     /// measure a network must beat.
     pub baseline: f32,
-}
-
-/// The hand-written evaluation, as [`sample`] consults it.
-pub struct Baseline<'a> {
-    pub tables: &'a EvalTables,
-    pub pawns: PawnCache,
-}
-
-/// A data line's position as the trainer sees it.
-pub fn sample(
-    variant: &Arc<Variant>,
-    layout: &Layout,
-    factoriser: Option<&Factoriser>,
-    baseline: &mut Baseline,
-    line: DataLine,
-) -> Result<Sample, String> {
-    let pos = Position::from_fen(variant.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
-    let stm = pos.side_to_move();
-    let (mut us, mut them) = (Vec::new(), Vec::new());
-    layout.active(&pos, stm, &mut us);
-    layout.active(&pos, stm.flip(), &mut them);
-    us.sort_unstable();
-    them.sort_unstable();
-    if let Some(fz) = factoriser {
-        fz.extend(&mut us);
-        fz.extend(&mut them);
-    }
-    let (score, result) = if stm == Color::White {
-        (line.score, line.result)
-    } else {
-        (-line.score, 1.0 - line.result)
-    };
-    // A man count the packed lengths cannot hold: no board has that many
-    // squares, but the length is checked rather than truncated.
-    if us.len() > usize::from(u16::MAX) || them.len() > usize::from(u16::MAX) {
-        return Err("too many men".to_string());
-    }
-    Ok(Sample {
-        us,
-        them,
-        score: score as f32,
-        result: result as f32,
-        baseline: evaluate(baseline.tables, &pos, &mut baseline.pawns) as f32,
-    })
+    /// The position as its data line gave it (the quantised network
+    /// evaluates the position itself, as the engine does).
+    pub fen: String,
 }
 
 /// Where one position's features lie in [`Samples::features`].
@@ -82,6 +33,8 @@ struct Entry {
     score: f32,
     result: f32,
     baseline: f32,
+    /// Where its FEN lies in [`Samples::fens`].
+    fen: (usize, usize),
 }
 
 /// A position's view into [`Samples`].
@@ -92,6 +45,7 @@ pub struct SampleRef<'a> {
     pub score: f32,
     pub result: f32,
     pub baseline: f32,
+    pub fen: &'a str,
 }
 
 /// Every position, its features in one array (a vector a position would
@@ -99,6 +53,7 @@ pub struct SampleRef<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Samples {
     features: Vec<u32>,
+    fens: String,
     entries: Vec<Entry>,
 }
 
@@ -106,11 +61,15 @@ impl Samples {
     /// Pack the positions.
     pub fn new(samples: Vec<Sample>) -> Samples {
         let total = samples.iter().map(|s| s.us.len() + s.them.len()).sum();
+        let text = samples.iter().map(|s| s.fen.len()).sum();
         let mut packed = Samples {
             features: Vec::with_capacity(total),
+            fens: String::with_capacity(text),
             entries: Vec::with_capacity(samples.len()),
         };
         for s in samples {
+            let fen = packed.fens.len();
+            packed.fens.push_str(&s.fen);
             packed.entries.push(Entry {
                 start: packed.features.len(),
                 us: s.us.len() as u16,
@@ -118,6 +77,7 @@ impl Samples {
                 score: s.score,
                 result: s.result,
                 baseline: s.baseline,
+                fen: (fen, packed.fens.len()),
             });
             packed.features.extend_from_slice(&s.us);
             packed.features.extend_from_slice(&s.them);
@@ -148,6 +108,7 @@ impl Samples {
             score: e.score,
             result: e.result,
             baseline: e.baseline,
+            fen: &self.fens[e.fen.0..e.fen.1],
         }
     }
 }
@@ -184,63 +145,6 @@ pub fn split(len: usize, validation: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::variant_set::VariantSet;
-    use crate::tools::datafile::parse_line;
-
-    #[test]
-    fn both_perspectives_are_taken_from_the_side_to_move() {
-        let (v, eval) =
-            crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
-        let layout = Layout::new(&v);
-        let mut hce = Baseline {
-            tables: &eval,
-            pawns: PawnCache::new(),
-        };
-        let fen = "4k3/8/8/8/8/8/3P4/4K3";
-        let white = sample(
-            &v,
-            &layout,
-            None,
-            &mut hce,
-            parse_line(&format!("{fen} w - - 0 1 | 120 | 1.0")).expect("line"),
-        )
-        .expect("sample");
-        let black = sample(
-            &v,
-            &layout,
-            None,
-            &mut hce,
-            parse_line(&format!("{fen} b - - 0 1 | 120 | 1.0")).expect("line"),
-        )
-        .expect("sample");
-        // The hand-written score is the side to move's: a pawn up for White.
-        assert!(white.baseline > 50.0, "{}", white.baseline);
-        assert!(black.baseline < -50.0, "{}", black.baseline);
-        assert_eq!((white.score, white.result), (120.0, 1.0));
-        assert_eq!((black.score, black.result), (-120.0, 0.0));
-        assert_eq!((white.us.len(), white.them.len()), (3, 3));
-        assert_eq!(white.us, black.them);
-        assert_eq!(white.them, black.us);
-        assert_ne!(white.us, white.them);
-        assert!(white.us.windows(2).all(|w| w[0] < w[1]));
-        let bad = sample(
-            &v,
-            &layout,
-            None,
-            &mut hce,
-            parse_line("8/8 w - - 0 1 | 1 | 1.0").expect("line"),
-        );
-        assert!(bad.is_err_and(|e| e.starts_with("bad FEN")));
-
-        let packed = Samples::new(vec![white.clone(), black.clone()]);
-        assert_eq!(packed.len(), 2);
-        let p = packed.get(1);
-        assert_eq!(
-            (p.us, p.them, p.score),
-            (&black.us[..], &black.them[..], -120.0)
-        );
-        assert!(packed.feature_bound() <= layout.inputs());
-    }
 
     #[test]
     fn the_split_holds_out_its_share_by_the_seed() {

@@ -1,124 +1,189 @@
-//! The epoch loop: seeded initialisation and split, shuffled mini-batches,
-//! each batch's gradient summed over a fixed number of chunks in a fixed
-//! order (so that the thread count changes no bit of the result), an Adam
-//! step per batch, and after each epoch the training and validation loss.
+//! The epoch loop: shuffled mini-batches, each batch's gradient summed
+//! over a fixed number of chunks in a fixed order (so that the thread count
+//! changes no bit of the result), an Adam step per batch, and after each
+//! epoch the training and validation loss. What an epoch changes is held
+//! in one [`FitState`], what it reads in a [`Fit`].
 
 use super::adam::{Adam, AdamSettings};
-use super::data::{SampleRef, Samples, split};
-use super::model::{Model, Shape, sigmoid, target};
-use crate::engine::eval::nnue::Activation;
+use super::data::{SampleRef, Samples};
+use super::error::TrainError;
+use super::events::{Epoch, Event};
+use super::model::{Model, SCALE, Shape, sigmoid, target};
+use super::schedule::Schedule;
 use crate::util::rng::Rng;
 use rayon::prelude::*;
 use std::time::Instant;
 
 /// Chunks a batch is cut into, whatever the thread count: each chunk's
 /// gradient is computed on one thread, and the chunks are summed in order.
-const CHUNKS: usize = 32;
+pub const CHUNKS: usize = 32;
 
 /// Positions per chunk of a loss sum.
 const LOSS_CHUNK: usize = 4096;
 
-/// What a run is asked for.
-#[derive(Clone, Debug)]
-pub struct TrainOptions {
-    pub hidden: usize,
-    pub activation: Activation,
-    pub epochs: usize,
-    pub seed: u64,
-    /// Weight of the search score in the target (0: the result alone).
+/// What the epochs read: the positions, the held-out ones, the schedule,
+/// the target's weight of the search score and the batch.
+pub struct Fit<'a> {
+    pub samples: &'a Samples,
+    pub validation: &'a [u32],
+    pub schedule: &'a Schedule,
     pub lambda: f32,
-    /// Share of the positions held out for validation.
-    pub validation: f64,
-    /// Positions per Adam step.
     pub batch: usize,
-    /// Adam's step size.
-    pub rate: f32,
-    /// The last epochs run at a tenth of the rate.
-    pub drop_epochs: usize,
-    /// Centipawns per unit of the network's output.
-    pub scale: f32,
-    /// Threads (0: every core).
+    /// The threads of the pool the fit runs in (for the epochs' reports).
     pub threads: usize,
 }
 
-impl Default for TrainOptions {
-    fn default() -> Self {
-        TrainOptions {
-            hidden: 128,
-            activation: Activation::SquaredClippedRelu,
-            epochs: 20,
-            seed: 1,
-            lambda: 0.5,
-            validation: 0.1,
-            batch: 16_384,
-            rate: 0.001,
-            drop_epochs: 0,
-            scale: 400.0,
-            threads: 0,
-        }
-    }
+/// Everything the epochs change, from the seeded start on.
+pub struct FitState {
+    pub model: Model,
+    adam: Adam,
+    /// The stream the epochs' shuffles draw from.
+    rng: Rng,
+    /// The training positions, in the order of the last shuffle.
+    train: Vec<u32>,
+    grad: Vec<f32>,
+    pub epochs: Vec<Epoch>,
+    /// The epoch with the lowest validation loss so far, its loss and
+    /// weights: a net that overfits its few games is written as it was at
+    /// its best.
+    best: Option<(usize, f64, Vec<f32>)>,
 }
 
-/// One finished epoch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Epoch {
-    pub number: usize,
-    /// Mean squared error over the epoch's batches, each before its step.
-    pub train_loss: f64,
-    /// Mean squared error on the held-out positions after the epoch (None
-    /// when none are held out).
-    pub validation_loss: Option<f64>,
-    /// Seconds the epoch took (its steps and the validation).
-    pub seconds: f64,
-    /// Training positions, and the threads they were shared among.
-    pub positions: usize,
-    pub threads: usize,
-}
-
-impl Epoch {
-    /// Training positions per second.
-    pub fn speed(&self) -> f64 {
-        self.positions as f64 / self.seconds.max(1e-9)
-    }
-}
-
-/// What a run reports as it goes.
-pub enum Event {
-    /// Positions of the current epoch done so far, of the total.
-    Progress {
-        epoch: usize,
-        done: usize,
-        total: usize,
-    },
-    Epoch(Epoch),
-}
-
-/// What a run found.
+/// What a fit found.
 pub struct Trained {
+    /// The weights of the epoch written: the one with the lowest validation
+    /// loss, else the last.
     pub model: Model,
     /// How many positions were trained on.
     pub train_positions: usize,
-    /// The indices of the held-out positions.
-    pub validation: Vec<u32>,
     /// Training and validation loss of the starting weights.
     pub before: (f64, Option<f64>),
     /// The hand-written evaluation's validation loss.
     pub baseline: Option<f64>,
     pub epochs: Vec<Epoch>,
-    /// The epoch whose weights `model` holds: the one with the lowest
-    /// validation loss, else the last (0: no epoch ran).
+    /// The epoch whose weights `model` holds (0: no epoch ran).
     pub best_epoch: usize,
-    /// The threads the run had.
-    pub threads: usize,
+}
+
+impl Trained {
+    /// The training and validation loss of the epoch written.
+    pub fn written_losses(&self) -> (f64, Option<f64>) {
+        self.best_epoch
+            .checked_sub(1)
+            .and_then(|i| self.epochs.get(i))
+            .map_or(self.before, |e| (e.train_loss, e.validation_loss))
+    }
+}
+
+impl FitState {
+    /// The start of a fit of a network of `shape` to the positions `train`:
+    /// the initial weights and the shuffles each draw from a stream of
+    /// their own of `seed`.
+    pub fn new(shape: Shape, train: Vec<u32>, seed: u64) -> FitState {
+        FitState {
+            model: Model::new(shape, seed ^ 0xA076_1D64_78BD_642F),
+            adam: Adam::new(shape.size(), AdamSettings::default()),
+            rng: Rng::new(seed ^ 0xE703_7ED1_A0B4_28DB),
+            train,
+            grad: vec![0.0; shape.size()],
+            epochs: Vec::new(),
+            best: None,
+        }
+    }
+}
+
+impl Fit<'_> {
+    fn validation_loss(&self, m: &Model) -> Option<f64> {
+        (!self.validation.is_empty())
+            .then(|| mean_loss(m, self.samples, self.validation, self.lambda))
+    }
+
+    /// The schedule's epochs from `state` on; `on_event` hears of progress
+    /// and of each epoch.
+    pub fn run(&self, mut state: FitState, on_event: &mut (dyn FnMut(Event) + Send)) -> Trained {
+        let before = (
+            mean_loss(&state.model, self.samples, &state.train, self.lambda),
+            self.validation_loss(&state.model),
+        );
+        while state.epochs.len() < self.schedule.epochs() {
+            self.epoch(&mut state, on_event);
+        }
+        let mut best_epoch = state.epochs.len();
+        if let Some((number, _, weights)) = state.best {
+            state.model.weights = weights;
+            best_epoch = number;
+        }
+        let baseline = (!self.validation.is_empty())
+            .then(|| baseline_loss(self.samples, self.validation, self.lambda));
+        Trained {
+            model: state.model,
+            train_positions: state.train.len(),
+            before,
+            baseline,
+            epochs: state.epochs,
+            best_epoch,
+        }
+    }
+
+    /// The next epoch of `state`.
+    fn epoch(&self, state: &mut FitState, on_event: &mut (dyn FnMut(Event) + Send)) {
+        let number = state.epochs.len() + 1;
+        let started = Instant::now();
+        let FitState {
+            model,
+            adam,
+            rng,
+            train,
+            grad,
+            ..
+        } = state;
+        rng.shuffle(train);
+        let rate = self.schedule.rate_at(number);
+        let batch = self.batch.max(1);
+        let mut loss = 0.0;
+        for (b, positions) in train.chunks(batch).enumerate() {
+            let chunk = positions.len().div_ceil(CHUNKS);
+            let parts: Vec<_> = positions
+                .par_chunks(chunk)
+                .map(|c| model.gradient(self.samples, c, self.lambda, SCALE as f32))
+                .collect();
+            for p in &parts {
+                loss += p.loss;
+                p.add_to(grad);
+            }
+            let mean = 1.0 / positions.len() as f32;
+            adam.step(&mut model.weights, grad, mean, rate);
+            on_event(Event::Progress {
+                epoch: number,
+                done: (b * batch + positions.len()).min(train.len()),
+                total: train.len(),
+            });
+        }
+        let epoch = Epoch {
+            number,
+            train_loss: loss / train.len() as f64,
+            validation_loss: self.validation_loss(model),
+            seconds: started.elapsed().as_secs_f64(),
+            positions: train.len(),
+            threads: self.threads,
+        };
+        on_event(Event::Epoch(epoch));
+        state.epochs.push(epoch);
+        if let Some(v) = epoch.validation_loss
+            && state.best.as_ref().is_none_or(|(_, b, _)| v < *b)
+        {
+            state.best = Some((number, v, state.model.weights.clone()));
+        }
+    }
 }
 
 /// Mean squared error of `model` over `idx`.
-pub fn mean_loss(model: &Model, samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
+pub fn mean_loss(model: &Model, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
     mean_squared_error(
         samples,
         idx,
         || model.scratch(),
-        |acc, s| model.error(s, acc, lambda, scale),
+        |acc, s| model.error(s, acc, lambda, SCALE as f32),
     )
 }
 
@@ -145,7 +210,8 @@ pub fn mean_squared_error<S>(
 
 /// Mean squared error over `idx` of the hand-written evaluation's scores
 /// (each sample's baseline) under the same target: what a net must beat.
-pub fn baseline_loss(samples: &Samples, idx: &[u32], lambda: f32, scale: f32) -> f64 {
+pub fn baseline_loss(samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
+    let scale = SCALE as f32;
     mean_squared_error(
         samples,
         idx,
@@ -155,132 +221,21 @@ pub fn baseline_loss(samples: &Samples, idx: &[u32], lambda: f32, scale: f32) ->
 }
 
 /// A pool of `threads` threads (0: every core).
-pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, TrainError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))
-}
-
-/// Fit a network of `inputs` features to `samples`; `on_event` hears of
-/// progress and of each epoch.
-pub fn train(
-    samples: &Samples,
-    inputs: usize,
-    opts: &TrainOptions,
-    on_event: &mut (dyn FnMut(Event) + Send),
-) -> Result<Trained, String> {
-    if samples.feature_bound() > inputs {
-        return Err(format!(
-            "a feature index beyond the layout's {inputs} inputs"
-        ));
-    }
-    let pool = thread_pool(opts.threads)?;
-    let threads = pool.current_num_threads();
-    pool.install(|| fit(samples, inputs, opts, on_event, threads))
-}
-
-fn fit(
-    samples: &Samples,
-    inputs: usize,
-    opts: &TrainOptions,
-    on_event: &mut (dyn FnMut(Event) + Send),
-    threads: usize,
-) -> Result<Trained, String> {
-    let shape = Shape {
-        inputs,
-        hidden: opts.hidden,
-        activation: opts.activation,
-    };
-    // The split, the initial weights and the epochs' shuffles each draw
-    // from a stream of their own.
-    let mut model = Model::new(shape, opts.seed ^ 0xA076_1D64_78BD_642F);
-    let (validation, mut train) = split(samples.len(), opts.validation, opts.seed);
-    if train.is_empty() {
-        return Err("no training positions left after the validation share".to_string());
-    }
-    let (lambda, scale) = (opts.lambda, opts.scale);
-    let validation_loss = |m: &Model| {
-        (!validation.is_empty()).then(|| mean_loss(m, samples, &validation, lambda, scale))
-    };
-    let before = (
-        mean_loss(&model, samples, &train, lambda, scale),
-        validation_loss(&model),
-    );
-    let mut rng = Rng::new(opts.seed ^ 0xE703_7ED1_A0B4_28DB);
-    let mut adam = Adam::new(shape.size(), AdamSettings::default());
-    let mut grad = vec![0.0f32; shape.size()];
-    let batch = opts.batch.max(1);
-    let mut epochs = Vec::with_capacity(opts.epochs);
-    // The weights of the epoch with the lowest validation loss so far: a
-    // net that overfits its few games is written as it was at its best.
-    let mut best: Option<(f64, Vec<f32>)> = None;
-    let mut best_epoch = opts.epochs;
-    for number in 1..=opts.epochs {
-        let started = Instant::now();
-        rng.shuffle(&mut train);
-        let rate = if number + opts.drop_epochs > opts.epochs {
-            opts.rate / 10.0
-        } else {
-            opts.rate
-        };
-        let mut loss = 0.0;
-        for (b, positions) in train.chunks(batch).enumerate() {
-            let chunk = positions.len().div_ceil(CHUNKS);
-            let parts: Vec<_> = positions
-                .par_chunks(chunk)
-                .map(|c| model.gradient(samples, c, lambda, scale))
-                .collect();
-            for p in &parts {
-                loss += p.loss;
-                p.add_to(&mut grad);
-            }
-            let mean = 1.0 / positions.len() as f32;
-            adam.step(&mut model.weights, &mut grad, mean, rate);
-            on_event(Event::Progress {
-                epoch: number,
-                done: (b * batch + positions.len()).min(train.len()),
-                total: train.len(),
-            });
-        }
-        let epoch = Epoch {
-            number,
-            train_loss: loss / train.len() as f64,
-            validation_loss: validation_loss(&model),
-            seconds: started.elapsed().as_secs_f64(),
-            positions: train.len(),
+        .map_err(|e| TrainError::Threads {
             threads,
-        };
-        on_event(Event::Epoch(epoch));
-        epochs.push(epoch);
-        if let Some(v) = epoch.validation_loss
-            && best.as_ref().is_none_or(|(b, _)| v < *b)
-        {
-            best = Some((v, model.weights.clone()));
-            best_epoch = number;
-        }
-    }
-    if let Some((_, weights)) = best {
-        model.weights = weights;
-    }
-    let baseline =
-        (!validation.is_empty()).then(|| baseline_loss(samples, &validation, lambda, scale));
-    Ok(Trained {
-        model,
-        train_positions: train.len(),
-        validation,
-        before,
-        baseline,
-        epochs,
-        best_epoch,
-        threads,
-    })
+            error: e.to_string(),
+        })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::data::Sample;
+    use super::super::data::{Sample, split};
     use super::*;
+    use crate::engine::eval::nnue::Activation;
 
     /// Positions whose score is a sum of values of their features: a net
     /// can learn it.
@@ -301,31 +256,43 @@ mod tests {
                         score,
                         result: 0.5,
                         baseline: 0.0,
+                        fen: String::new(),
                     }
                 })
                 .collect(),
         )
     }
 
+    /// A fit of 6 epochs on `threads` threads, `share` held out.
+    fn fit(samples: &Samples, threads: usize, seed: u64, share: f64) -> (Trained, Vec<u32>) {
+        let (validation, train) = split(samples.len(), share, seed);
+        let schedule = Schedule::new(6, 0.01, 2).expect("schedule");
+        let shape = Shape {
+            inputs: 40,
+            hidden: 8,
+            activation: Activation::SquaredClippedRelu,
+        };
+        let fit = Fit {
+            samples,
+            validation: &validation,
+            schedule: &schedule,
+            lambda: 1.0,
+            batch: 100,
+            threads,
+        };
+        let pool = thread_pool(threads).expect("pool");
+        let trained = pool.install(|| fit.run(FitState::new(shape, train, seed), &mut |_| {}));
+        (trained, validation)
+    }
+
     #[test]
     fn the_fit_learns_and_ignores_the_thread_count() {
         let samples = synthetic(3000);
-        let opts = |threads| TrainOptions {
-            hidden: 8,
-            epochs: 6,
-            lambda: 1.0,
-            batch: 100,
-            rate: 0.01,
-            drop_epochs: 2,
-            threads,
-            ..TrainOptions::default()
-        };
-        let run = |threads| train(&samples, 40, &opts(threads), &mut |_| {}).expect("train");
-        let one = run(1);
-        let two = run(2);
+        let (one, validation) = fit(&samples, 1, 1, 0.1);
+        let (two, _) = fit(&samples, 2, 1, 0.1);
         assert_eq!(one.model, two.model, "1 and 2 threads");
         assert_eq!(one.epochs.len(), 6);
-        assert_eq!((one.train_positions, one.validation.len()), (2700, 300));
+        assert_eq!((one.train_positions, validation.len()), (2700, 300));
         let last = one.epochs[5];
         assert!(
             last.train_loss < one.before.0 / 4.0,
@@ -348,28 +315,14 @@ mod tests {
             })
             .expect("epochs");
         assert_eq!(one.best_epoch, best.number);
-        let again = mean_loss(&one.model, &samples, &one.validation, 1.0, 400.0);
+        assert_eq!(one.written_losses().1, best.validation_loss);
+        let again = mean_loss(&one.model, &samples, &validation, 1.0);
         assert_eq!(Some(again), best.validation_loss);
         // Without a validation share, the last epoch's weights.
-        let blind = train(
-            &samples,
-            40,
-            &TrainOptions {
-                validation: 0.0,
-                ..opts(1)
-            },
-            &mut |_| {},
-        )
-        .expect("train");
+        let (blind, none) = fit(&samples, 1, 1, 0.0);
+        assert!(none.is_empty());
         assert_eq!(blind.best_epoch, 6);
-        let other = train(
-            &samples,
-            40,
-            &TrainOptions { seed: 2, ..opts(1) },
-            &mut |_| {},
-        );
-        assert_ne!(other.expect("train").model, one.model, "another seed");
-        // Features beyond the inputs are refused, not indexed.
-        assert!(train(&samples, 30, &opts(1), &mut |_| {}).is_err());
+        assert_eq!(blind.baseline, None);
+        assert_ne!(fit(&samples, 1, 2, 0.1).0.model, one.model, "another seed");
     }
 }

@@ -17,6 +17,10 @@ use super::data::{SampleRef, Samples};
 use crate::engine::eval::nnue::Activation;
 use crate::util::rng::Rng;
 
+/// Centipawns per unit of the network's output: the evaluation is
+/// `SCALE * o`, and the targets' scores are read at the same scale.
+pub const SCALE: i32 = 400;
+
 /// The network's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -308,6 +312,7 @@ mod tests {
                 score: 150.0,
                 result: 1.0,
                 baseline: 0.0,
+                fen: String::new(),
             },
             Sample {
                 us: vec![2, 4],
@@ -315,6 +320,7 @@ mod tests {
                 score: -80.0,
                 result: 0.5,
                 baseline: 0.0,
+                fen: String::new(),
             },
         ])
     }

@@ -1,13 +1,16 @@
 //! The float network made the integer network of a net file: feature
 //! weights and biases times `qa`, output weights times `qb`, the output
 //! bias times `qa * qb`, each rounded and clamped to its integer range
-//! (the clamped weights counted); and the quantised network's loss, by
-//! integer inference, on held-out positions.
+//! (the clamped weights counted); and the quantised network's loss on
+//! held-out positions, each evaluated by the engine's own net code.
 
 use super::data::Samples;
 use super::fit::mean_squared_error;
-use super::model::{Model, sigmoid, target};
-use crate::engine::eval::nnue::{Net, Network};
+use super::model::{Model, SCALE, sigmoid, target};
+use crate::engine::eval::nnue::{Layout, Net, Network};
+use crate::rules::board::Position;
+use crate::rules::variant::Variant;
+use std::sync::Arc;
 
 /// Accumulator quantisation: a float 1.0 is 255.
 pub const QA: i32 = 255;
@@ -32,125 +35,108 @@ fn to_i16(x: f32, factor: i32, clamped: &mut usize) -> i16 {
     q.clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
 }
 
-/// The integer network of `model`, for a variant whose layout hashes to
-/// `layout_hash`, with its provenance text.
-pub fn quantise(model: &Model, layout_hash: u64, scale: i32, provenance: String) -> Quantised {
+/// The integer network of `model` (of the layout's inputs) for `layout`,
+/// without provenance.
+pub fn quantise(model: &Model, layout: &Layout) -> Quantised {
     let shape = model.shape;
     let w = &model.weights;
+    let mut net = Network::zeroed(
+        layout,
+        shape.hidden as u32,
+        shape.activation,
+        [QA, QB, SCALE],
+    );
     let mut clamped = 0;
-    let mut many = |range: std::ops::Range<usize>, factor: i32| -> Vec<i16> {
-        w[range]
-            .iter()
-            .map(|&x| to_i16(x, factor, &mut clamped))
-            .collect()
+    let mut fill = |to: &mut [i16], from: std::ops::Range<usize>, factor: i32| {
+        for (q, &x) in to.iter_mut().zip(&w[from]) {
+            *q = to_i16(x, factor, &mut clamped);
+        }
     };
-    let feature_weights = many(0..shape.feature_bias(), QA);
-    let feature_bias = many(shape.feature_bias()..shape.output_weights(), QA);
-    let output_weights = many(shape.output_weights()..shape.output_bias(), QB);
+    fill(&mut net.feature_weights, 0..shape.feature_bias(), QA);
+    fill(
+        &mut net.feature_bias,
+        shape.feature_bias()..shape.output_weights(),
+        QA,
+    );
+    fill(
+        &mut net.output_weights,
+        shape.output_weights()..shape.output_bias(),
+        QB,
+    );
     let bias = (f64::from(w[shape.output_bias()]) * f64::from(QA * QB)).round();
     if bias.abs() > f64::from(i32::MAX) {
         clamped += 1;
     }
-    let output_bias = bias.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
-    Quantised {
-        net: Network {
-            layout_hash,
-            inputs: shape.inputs as u32,
-            hidden: shape.hidden as u32,
-            activation: shape.activation,
-            qa: QA,
-            qb: QB,
-            scale,
-            provenance,
-            feature_weights,
-            feature_bias,
-            output_weights,
-            output_bias,
-        },
-        clamped,
-    }
+    net.output_bias = bias.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+    Quantised { net, clamped }
 }
 
-/// The evaluation of a position in centipawns by the integer network, from
-/// its two sorted feature lists (the side to move's first): the accumulators built
-/// with the net's kernel, the output by the net's own formula.
-pub fn evaluate(net: &Net, us: &[u32], them: &[u32], acc: &mut [Vec<i16>; 2]) -> i32 {
-    let n = net.network();
-    let h = net.hidden();
-    for (a, features) in acc.iter_mut().zip([us, them]) {
-        a.clear();
-        a.extend_from_slice(&n.feature_bias);
-        // A factoriser's virtual features (above the net's inputs) were
-        // folded into the real ones.
-        let real = features.partition_point(|&f| f < n.inputs);
-        for chunk in features[..real].chunks(8) {
-            let rows: Vec<&[i16]> = chunk
-                .iter()
-                .map(|&f| &n.feature_weights[f as usize * h..(f as usize + 1) * h])
-                .collect();
-            net.kernel().apply(a, &rows, &[]);
-        }
-    }
-    net.output(&acc[0], &acc[1])
-}
-
-/// The quantised network's mean squared error on the positions `idx`: the
-/// evaluation by integer inference, in centipawns, against the same target
-/// as in training.
-pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
+/// The quantised network's mean squared error on the positions `idx`: each
+/// position (of `variant`) evaluated by [`Net::evaluate`], in centipawns,
+/// against the same target as in training.
+pub fn quantised_loss(
+    net: &Net,
+    variant: &Arc<Variant>,
+    samples: &Samples,
+    idx: &[u32],
+    lambda: f32,
+) -> f64 {
     let scale = net.network().scale as f32;
     mean_squared_error(
         samples,
         idx,
-        || [Vec::new(), Vec::new()],
-        |acc, s| {
-            let cp = evaluate(net, s.us, s.them, acc);
-            sigmoid(cp as f32 / scale) - target(s, lambda, scale)
+        || (),
+        |_, s| match Position::from_fen(variant.clone(), s.fen) {
+            Ok(pos) => sigmoid(net.evaluate(&pos) as f32 / scale) - target(s, lambda, scale),
+            // The FEN was read as this variant's when the data were: a
+            // failure here would show as a loss that is no number.
+            Err(_) => f32::NAN,
         },
     )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::data::Sample;
+    use super::super::loader::tests::with_chess_reader;
+    use super::super::loader::{Baseline, Reader};
     use super::*;
-    use crate::engine::eval::nnue::{Activation, Layout};
+    use crate::engine::eval::nnue::Activation;
+    use crate::tools::datafile::parse_line;
 
     /// The integer network's evaluation is the float network's, within the
     /// rounding of its weights, for both activations; weights too large for
     /// i16 are clamped and counted.
     #[test]
     fn the_quantised_network_evaluates_as_the_float_one() {
-        let set = crate::rules::variant_set::VariantSet::builtin();
-        let layout = Layout::new(&set.compile("chess").expect("chess"));
-        let samples = Samples::new(vec![
-            Sample {
-                us: vec![0, 3, 100, 700],
-                them: vec![1, 2, 767],
-                score: 0.0,
-                result: 0.5,
-                baseline: 0.0,
-            },
-            Sample {
-                us: vec![2, 4],
-                them: vec![0, 5, 7],
-                score: 0.0,
-                result: 0.5,
-                baseline: 0.0,
-            },
-        ]);
+        with_chess_reader(quantised_as_float);
+    }
+
+    fn quantised_as_float(reader: &Reader) {
+        let (v, layout) = (reader.variant, reader.layout);
+        let lines = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 30 | 0.5",
+            "4k3/8/8/3q4/8/8/3P4/4K3 w - - 0 1 | -600 | 0.0",
+        ];
+        let mut baseline = Baseline::new();
+        let samples = Samples::new(
+            lines
+                .iter()
+                .map(|l| reader.sample(&mut baseline, parse_line(l).expect("line")))
+                .collect::<Result<_, _>>()
+                .expect("samples"),
+        );
         for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
             let mut model = Model::with_biases(layout.inputs(), 16, activation);
             let shape = model.shape;
-            let q = quantise(&model, layout.hash(), 400, "test".into());
+            let q = quantise(&model, layout);
             assert_eq!(q.clamped, 0);
             assert_eq!((q.net.hidden, q.net.inputs), (16, 768));
             let net = Net::new(layout.clone(), q.net, "test").expect("a net for chess");
-            let mut acc = [Vec::new(), Vec::new()];
             for i in 0..samples.len() {
                 let s = samples.get(i);
                 let float = 400.0 * model.output(&s);
-                let int = evaluate(&net, s.us, s.them, &mut acc) as f32;
+                let pos = Position::from_fen(v.clone(), s.fen).expect("fen");
+                let int = net.evaluate(&pos) as f32;
                 // Each weight is rounded by up to half a step (1/510 for the
                 // feature weights, 1/2048 for the output weights): a few
                 // centipawns over 32 hidden values.
@@ -160,9 +146,11 @@ mod tests {
                     "{activation:?}: {float} vs {int}"
                 );
             }
+            let loss = quantised_loss(&net, v, &samples, &[0, 1], 0.5);
+            assert!(loss.is_finite() && loss > 0.0, "{loss}");
             model.weights[3] = 200.0;
             model.weights[shape.output_weights()] = -600.0;
-            assert_eq!(quantise(&model, 77, 400, String::new()).clamped, 2);
+            assert_eq!(quantise(&model, layout).clamped, 2);
         }
     }
 }

@@ -333,18 +333,38 @@ impl Network {
         let inputs = layout.inputs();
         let h = hidden as usize;
         Network {
-            layout_hash: layout.hash(),
-            inputs: inputs as u32,
-            hidden,
-            activation: Activation::ClippedRelu,
-            qa: 255,
-            qb: 64,
-            scale: 400,
             provenance: format!("random net, seed {seed}"),
             feature_weights: (0..inputs * h).map(|_| small(40)).collect(),
             feature_bias: (0..h).map(|_| small(200)).collect(),
             output_weights: (0..2 * h).map(|_| small(64)).collect(),
             output_bias: i32::from(small(1000)) * 64,
+            ..Network::zeroed(layout, hidden, Activation::ClippedRelu, [255, 64, 400])
+        }
+    }
+
+    /// A network for `layout` of `hidden` neurons with `activation` and the
+    /// quantisation `[qa, qb, scale]`, every weight zero and no provenance:
+    /// the frame that the trainer fills in.
+    pub fn zeroed(
+        layout: &Layout,
+        hidden: u32,
+        activation: Activation,
+        [qa, qb, scale]: [i32; 3],
+    ) -> Network {
+        let (inputs, h) = (layout.inputs(), hidden as usize);
+        Network {
+            layout_hash: layout.hash(),
+            inputs: inputs as u32,
+            hidden,
+            activation,
+            qa,
+            qb,
+            scale,
+            provenance: String::new(),
+            feature_weights: vec![0; inputs * h],
+            feature_bias: vec![0; h],
+            output_weights: vec![0; 2 * h],
+            output_bias: 0,
         }
     }
 }

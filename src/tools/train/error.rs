@@ -1,0 +1,136 @@
+//! Why a training run stopped, told apart by its callers: options that
+//! contradict each other and a net file that cannot be written are found
+//! before any data is read; bad data lines come with every one of them.
+
+use crate::engine::eval::nnue::NetError;
+use crate::engine::eval::nnue::format::MAX_HIDDEN;
+use crate::tools::datafile::LoadError;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Options refused before anything is read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionError {
+    NoEpochs,
+    /// More epochs at the dropped step size than epochs.
+    DropBeyondEpochs {
+        drop: usize,
+        epochs: usize,
+    },
+    /// A step size not above 0 and at most 1.
+    Rate(f32),
+    /// A search score weight outside 0 to 1.
+    Lambda(f32),
+    /// A validation share outside 0 to 0.9.
+    Validation(f64),
+    /// A hidden layer of no neurons or more than a net file may hold.
+    Hidden(usize),
+    NoBatch,
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptionError::NoEpochs => write!(f, "--epochs must be at least 1"),
+            OptionError::DropBeyondEpochs { drop, epochs } => write!(
+                f,
+                "--lr-drop {drop} is more than --epochs {epochs}: the step size can drop \
+                 for at most every epoch"
+            ),
+            OptionError::Rate(r) => write!(f, "--lr {r} is not above 0 and at most 1"),
+            OptionError::Lambda(l) => write!(f, "--lambda {l} is not from 0 to 1"),
+            OptionError::Validation(v) => write!(f, "--validation {v} is not from 0 to 0.9"),
+            OptionError::Hidden(h) => write!(f, "--hidden {h} is not from 1 to {MAX_HIDDEN}"),
+            OptionError::NoBatch => write!(f, "--batch must be at least 1"),
+        }
+    }
+}
+
+/// Why the net file cannot be written where it was asked for.
+#[derive(Debug)]
+pub enum OutputError {
+    /// The path names an existing folder.
+    IsFolder,
+    /// The folder it would go in is not there.
+    NoFolder(PathBuf),
+    /// The path ends in no file name (`..`, empty).
+    NoFileName,
+    /// The file beside it, written first and renamed at the end, cannot be
+    /// made (a folder without write permission, a full disk).
+    Create(std::io::Error),
+    /// Writing or renaming failed at the end.
+    Write(std::io::Error),
+}
+
+/// Why a run stopped.
+#[derive(Debug)]
+pub enum TrainError {
+    Options(OptionError),
+    /// The net file cannot be written at `path`.
+    Output {
+        path: String,
+        error: OutputError,
+    },
+    /// A data file cannot be read or has bad lines.
+    Data(LoadError),
+    /// The data files hold no positions.
+    NoPositions,
+    /// The validation share leaves nothing to train on.
+    NoTrainingPositions,
+    /// A position's feature lies beyond the network's inputs.
+    FeatureBeyondInputs {
+        inputs: usize,
+    },
+    /// The thread pool could not be started.
+    Threads {
+        threads: usize,
+        error: String,
+    },
+    /// The weights are no longer finite.
+    Diverged,
+    /// The quantised network is not a valid net for the variant.
+    NetRefused(NetError),
+}
+
+impl fmt::Display for TrainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrainError::Options(e) => write!(f, "{e}"),
+            TrainError::Output { path, error } => match error {
+                OutputError::IsFolder => write!(
+                    f,
+                    "--out {path} is a folder: give the net file's name (e.g. {}/VARIANT.nnue)",
+                    path.trim_end_matches('/')
+                ),
+                OutputError::NoFolder(dir) => write!(f, "{}: no such folder", dir.display()),
+                OutputError::NoFileName => write!(f, "--out '{path}' names no file"),
+                OutputError::Create(e) => write!(f, "{path}: cannot write beside it: {e}"),
+                OutputError::Write(e) => write!(f, "{path}: {e}"),
+            },
+            TrainError::Data(e) => write!(f, "{e}"),
+            TrainError::NoPositions => write!(f, "no positions in the data files"),
+            TrainError::NoTrainingPositions => {
+                write!(f, "no training positions left after the validation share")
+            }
+            TrainError::FeatureBeyondInputs { inputs } => {
+                write!(f, "a feature index beyond the layout's {inputs} inputs")
+            }
+            TrainError::Threads { threads, error } => {
+                write!(f, "cannot start {threads} threads: {error}")
+            }
+            TrainError::Diverged => write!(
+                f,
+                "the training diverged (weights no longer finite): try a lower --lr"
+            ),
+            TrainError::NetRefused(e) => write!(f, "the trained net is refused: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TrainError {}
+
+impl From<OptionError> for TrainError {
+    fn from(e: OptionError) -> Self {
+        TrainError::Options(e)
+    }
+}

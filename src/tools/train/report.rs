@@ -1,0 +1,203 @@
+//! What a run found: the losses before and after (float and quantised)
+//! beside the hand-written evaluation's, the epoch written and why, the
+//! net's provenance text, and the warning a net worse than the hand-written
+//! evaluation deserves.
+
+use super::events::Plan;
+use super::schedule::Schedule;
+use super::settings::{Architecture, MIN_STEPS, Settings};
+use crate::engine::eval::nnue::Network;
+
+/// A finished run.
+pub struct Report {
+    pub variant: String,
+    pub architecture: Architecture,
+    pub schedule: Schedule,
+    pub settings: Settings,
+    pub plan: Plan,
+    pub losses: Losses,
+    /// The epoch whose net is written.
+    pub written_epoch: usize,
+    /// Weights clamped to the integer range in quantising.
+    pub clamped: usize,
+    /// Seconds of the fit, and its threads.
+    pub seconds: f64,
+    pub threads: usize,
+    /// The net written, with its provenance.
+    pub network: Network,
+}
+
+/// The losses of a run: training and validation loss of the starting
+/// weights and of the epoch written, the quantised net's validation loss,
+/// and the hand-written evaluation's, the measure to beat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Losses {
+    pub before: (f64, Option<f64>),
+    pub after: (f64, Option<f64>),
+    pub quantised: Option<f64>,
+    pub hand_written: Option<f64>,
+}
+
+impl Losses {
+    /// Before and after, float and quantised (`net` names the quantised
+    /// one), as the summary and the provenance give them.
+    pub fn text(&self, net: &str) -> String {
+        format!(
+            "before: training {:.6}, validation {}; after: training {:.6}, validation {}; {net}: validation {}",
+            self.before.0,
+            loss_text(self.before.1),
+            self.after.0,
+            loss_text(self.after.1),
+            loss_text(self.quantised)
+        )
+    }
+}
+
+/// A loss, or `none` where there is none.
+pub fn loss_text(loss: Option<f64>) -> String {
+    loss.map_or_else(|| "none".to_string(), |l| format!("{l:.6}"))
+}
+
+/// A net whose validation loss is above the hand-written evaluation's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorseThanHandWritten {
+    pub net: f64,
+    pub hand_written: f64,
+    /// Adam steps in the whole run.
+    pub steps: usize,
+}
+
+impl WorseThanHandWritten {
+    /// The warning for a net of validation loss `net` where the
+    /// hand-written evaluation's is `hand_written`, after `steps` steps;
+    /// none where the net is no worse, or either loss is unknown.
+    pub fn of(
+        net: Option<f64>,
+        hand_written: Option<f64>,
+        steps: usize,
+    ) -> Option<WorseThanHandWritten> {
+        let (net, hand_written) = (net?, hand_written?);
+        (net > hand_written).then_some(WorseThanHandWritten {
+            net,
+            hand_written,
+            steps,
+        })
+    }
+}
+
+impl std::fmt::Display for WorseThanHandWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the net's validation loss {:.6} is above the hand-written evaluation's {:.6}: \
+             with this net the engine would likely play worse than without it",
+            self.net, self.hand_written
+        )?;
+        if self.steps < MIN_STEPS {
+            write!(
+                f,
+                " (only {} Adam step(s) in all: a smaller --batch or more --epochs)",
+                self.steps
+            )
+        } else {
+            write!(
+                f,
+                " (more positions, a smaller --hidden or the epochs cut to where the \
+                 validation loss stops falling may help)"
+            )
+        }
+    }
+}
+
+impl Report {
+    /// Whether the epoch written was chosen by its validation loss (else it
+    /// is the last).
+    pub fn chosen_by_validation(&self) -> bool {
+        self.plan.validation > 0
+    }
+
+    /// Why the epoch written was chosen, in words.
+    pub fn written_why(&self) -> &'static str {
+        if self.chosen_by_validation() {
+            "the lowest validation loss"
+        } else {
+            "the last; no validation positions to choose by"
+        }
+    }
+
+    /// The warning that the written net is worse than the hand-written
+    /// evaluation, by the quantised net's validation loss.
+    pub fn worse_than_hand_written(&self) -> Option<WorseThanHandWritten> {
+        WorseThanHandWritten::of(
+            self.losses.quantised,
+            self.losses.hand_written,
+            self.plan.steps() * self.schedule.epochs(),
+        )
+    }
+
+    /// The net file's provenance text: `comments` are the data files'.
+    pub fn provenance(&self, comments: &[String]) -> String {
+        let (a, s, c) = (&self.architecture, &self.settings, &self.schedule);
+        let mut lines = vec![
+            format!("Network for {}, trained by amalgam train.", self.variant),
+            format!("Command: {}", s.command),
+            format!(
+                "Seed {}; hidden {}; activation {:?}; factoriser {}; epochs {}; lambda {}; lr {}; lr drop {} epoch(s); batch {}",
+                s.seed,
+                a.hidden,
+                a.activation,
+                if a.factoriser { "on" } else { "off" },
+                c.epochs(),
+                s.lambda,
+                c.rate(),
+                c.drop_epochs(),
+                self.plan.batch_text()
+            ),
+            format!(
+                "Positions: {} training, {} validation",
+                self.plan.training, self.plan.validation
+            ),
+            format!("Loss {}", self.losses.text("quantised")),
+            format!(
+                "The hand-written evaluation's validation loss: {}",
+                loss_text(self.losses.hand_written)
+            ),
+        ];
+        if let Some(w) = self.worse_than_hand_written() {
+            lines.push(format!("Warning: {w}"));
+        }
+        lines.extend([
+            format!(
+                "Written: the net of epoch {} ({})",
+                self.written_epoch,
+                self.written_why()
+            ),
+            format!("Weights clamped in quantising: {}", self.clamped),
+            "Data:".to_string(),
+        ]);
+        lines.extend(comments.iter().cloned());
+        lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_net_worse_than_the_hand_written_evaluation_is_warned_of() {
+        assert_eq!(WorseThanHandWritten::of(Some(0.03), Some(0.04), 5), None);
+        assert_eq!(WorseThanHandWritten::of(Some(0.04), Some(0.04), 5), None);
+        assert_eq!(WorseThanHandWritten::of(None, Some(0.04), 5), None);
+        assert_eq!(WorseThanHandWritten::of(Some(0.05), None, 5), None);
+        let few = WorseThanHandWritten::of(Some(0.05), Some(0.04), 5).expect("worse");
+        let text = few.to_string();
+        assert!(
+            text.contains("0.050000 is above") && text.contains("0.040000"),
+            "{text}"
+        );
+        assert!(text.contains("only 5 Adam step(s)"), "{text}");
+        let many = WorseThanHandWritten::of(Some(0.05), Some(0.04), MIN_STEPS).expect("worse");
+        assert!(many.to_string().contains("more positions"), "{many}");
+    }
+}

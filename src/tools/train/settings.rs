@@ -1,0 +1,182 @@
+//! What a run is asked for beside its schedule, as values: the network's
+//! architecture, and the settings (seed, target, validation share, batch,
+//! threads, where the net goes and the command recorded with it).
+
+use super::error::OptionError;
+use super::fit::CHUNKS;
+use crate::engine::eval::nnue::Activation;
+use crate::engine::eval::nnue::format::MAX_HIDDEN;
+
+/// The activations by the names the command line gives them, with what
+/// each computes.
+pub const ACTIVATIONS: [(&str, Activation, &str); 2] = [
+    (
+        "crelu",
+        Activation::ClippedRelu,
+        "Clipped ReLU: clamp(x, 0, 1)",
+    ),
+    (
+        "screlu",
+        Activation::SquaredClippedRelu,
+        "Squared clipped ReLU: clamp(x, 0, 1) squared",
+    ),
+];
+
+/// The network a run fits: `(inputs -> hidden) x 2 -> 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Architecture {
+    pub hidden: usize,
+    pub activation: Activation,
+    /// Train with the factoriser's virtual features (folded in at the end).
+    pub factoriser: bool,
+}
+
+impl Default for Architecture {
+    fn default() -> Self {
+        Architecture {
+            hidden: 128,
+            activation: Activation::SquaredClippedRelu,
+            factoriser: true,
+        }
+    }
+}
+
+/// Positions per Adam step: as given, or chosen to fit the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batch {
+    Auto,
+    Given(usize),
+}
+
+/// The largest batch chosen, and the one a large file gets: the batch the
+/// shipped nets were trained with, so that their commands still make them.
+pub const MAX_AUTO_BATCH: usize = 16_384;
+
+/// Steps an epoch the chosen batch gives at least, where the data allow.
+/// Adam moves each weight by about its step size a step, whatever the
+/// batch: a small file in one batch of 16,384 gets one step an epoch, and
+/// after 20 epochs the net is still near its random start (worse than the
+/// hand-written evaluation). A hundred steps an epoch let it learn what the
+/// data hold.
+pub const MIN_STEPS: usize = 100;
+
+impl Batch {
+    /// The batch for `positions` training positions: a given one as given;
+    /// else the largest power of two from [`CHUNKS`] (a gradient is summed
+    /// over that many chunks, so a smaller batch leaves chunks empty) to
+    /// [`MAX_AUTO_BATCH`] that gives at least [`MIN_STEPS`] steps an epoch.
+    pub fn size(self, positions: usize) -> usize {
+        match self {
+            Batch::Given(b) => b,
+            Batch::Auto => {
+                let fits = (positions / MIN_STEPS).clamp(CHUNKS, MAX_AUTO_BATCH);
+                1 << fits.ilog2()
+            }
+        }
+    }
+}
+
+/// The settings of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Seed of the initial weights, the validation split and the shuffles.
+    pub seed: u64,
+    /// Weight of the search score in the target (0: the result alone).
+    pub lambda: f32,
+    /// Share of the positions held out for validation.
+    pub validation: f64,
+    pub batch: Batch,
+    /// Threads (0: every core); the result does not depend on them.
+    pub threads: usize,
+    /// The net file to write.
+    pub out: String,
+    /// The command line that asked for the run, recorded in the net file.
+    pub command: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            seed: 1,
+            lambda: 0.5,
+            validation: 0.1,
+            batch: Batch::Auto,
+            threads: 0,
+            out: String::new(),
+            command: String::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// The settings' numbers, each within its range.
+    pub fn check(&self) -> Result<(), OptionError> {
+        if !(0.0..=1.0).contains(&self.lambda) {
+            return Err(OptionError::Lambda(self.lambda));
+        }
+        if !(0.0..=0.9).contains(&self.validation) {
+            return Err(OptionError::Validation(self.validation));
+        }
+        if self.batch == Batch::Given(0) {
+            return Err(OptionError::NoBatch);
+        }
+        Ok(())
+    }
+}
+
+impl Architecture {
+    pub fn check(&self) -> Result<(), OptionError> {
+        if !(1..=MAX_HIDDEN as usize).contains(&self.hidden) {
+            return Err(OptionError::Hidden(self.hidden));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chosen_batch_gives_enough_steps_and_a_given_one_is_kept() {
+        assert_eq!(Batch::Auto.size(654), CHUNKS);
+        assert_eq!(Batch::Auto.size(180_000), 1024);
+        assert!(180_000 / Batch::Auto.size(180_000) >= MIN_STEPS);
+        assert_eq!(Batch::Auto.size(3_300_000), MAX_AUTO_BATCH);
+        assert_eq!(Batch::Auto.size(0), CHUNKS);
+        assert_eq!(Batch::Given(16_384).size(654), 16_384);
+        assert_eq!(Batch::Given(7).size(1_000_000), 7);
+    }
+
+    #[test]
+    fn settings_and_architectures_out_of_range_are_refused() {
+        let arch = |hidden| Architecture {
+            hidden,
+            ..Architecture::default()
+        };
+        assert_eq!(arch(4096).check(), Ok(()));
+        assert_eq!(arch(0).check(), Err(OptionError::Hidden(0)));
+        assert_eq!(arch(4097).check(), Err(OptionError::Hidden(4097)));
+        assert_eq!(Settings::default().check(), Ok(()));
+        let d = Settings::default;
+        for (settings, refusal) in [
+            (
+                Settings {
+                    batch: Batch::Given(0),
+                    ..d()
+                },
+                OptionError::NoBatch,
+            ),
+            (
+                Settings {
+                    validation: 0.95,
+                    ..d()
+                },
+                OptionError::Validation(0.95),
+            ),
+            (Settings { lambda: 1.5, ..d() }, OptionError::Lambda(1.5)),
+        ] {
+            assert_eq!(settings.check(), Err(refusal));
+        }
+    }
+}
