@@ -6,13 +6,15 @@
 //! [`EvalTables`]); the rest is computed per call and kept cheap: pawn
 //! structure, king shelter, slider mobility, pairs of colour-bound men, and
 //! scaling toward a draw when the side ahead cannot force mate. Each term is
-//! written once, generic over [`Terms`](terms::Terms), so that the tuner's
+//! written once, generic over [`Terms`](sink::Terms), so that the tuner's
 //! trace of a position ([`trace`]) and the evaluation in play are the same
 //! function.
 
+mod move_shape;
 pub mod nnue;
 pub mod params;
 mod pawns;
+mod sink;
 mod tables;
 mod terms;
 mod trace;
@@ -20,15 +22,15 @@ mod trace;
 use crate::rules::board::Position;
 pub use crate::rules::sums::Score;
 use crate::rules::types::Color;
+pub use move_shape::MoveShape;
 pub use params::{EvalParams, Layout};
 pub use pawns::PawnCache;
+use sink::Weighted;
 pub use tables::{
     EvalTables, PAWN_VALUE, build_tables, compile, default_weights, load_file_checked, piece_values,
 };
-pub use terms::{LAZY_MARGIN, MoveShape, quick};
-use terms::{
-    NO_MATE_DIVISOR, Weighted, few_men, mop_up, passed_terms, positional_terms, taper, tempo,
-};
+pub use terms::{LAZY_MARGIN, quick};
+use terms::{NO_MATE_DIVISOR, few_men, mop_up, passed_terms, positional_terms, taper, tempo};
 pub use trace::{Trace, trace};
 
 /// The tapered sum `s` (White's side) made a score for the side to move:

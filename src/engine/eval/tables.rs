@@ -3,9 +3,9 @@
 //! and their layout, the incremental material and piece-square table, and
 //! what the terms read per cell code.
 
+use super::move_shape::MoveShape;
 use super::nnue::{Layout as NetLayout, Net};
 use super::params::{EvalParams, Layout};
-use super::terms::MoveShape;
 use crate::rules::sums::{Score, SumTable};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
 use crate::rules::variant::{IniError, LoadError, Variant};

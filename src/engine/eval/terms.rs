@@ -4,52 +4,13 @@
 //! pairs of colour-bound men; the mop-up against a lone king, the tempo and
 //! the taper between middlegame and endgame.
 
+use super::move_shape::MoveShape;
 use super::pawns::{CellSet, FreeCells};
+use super::sink::Terms;
 use super::tables::EvalTables;
 use crate::rules::board::Position;
 use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Cell, Color, MAX_FILES, Square};
-use crate::rules::variant::Rule;
-
-/// Where the evaluation's terms go: summed with their weights in play, or
-/// recorded for the tuner ([`trace`]). Every term is written once, generic
-/// over this, so that the two cannot disagree.
-pub(crate) trait Terms {
-    /// Whether every term is wanted, those whose weights are all zero too.
-    const ALL: bool;
-    /// `count` times the weight at `index`, for `color`.
-    fn add(&mut self, index: usize, color: Color, count: i32);
-}
-
-/// The sum of the terms with the variant's weights, kept per side (no
-/// branch on the side per term) until [`Weighted::sum`] takes White's side.
-pub(super) struct Weighted<'a> {
-    weights: &'a [Score],
-    sums: [Score; 2],
-}
-
-impl<'a> Weighted<'a> {
-    /// An accumulator starting from `start` (White's side).
-    pub(super) fn new(weights: &'a [Score], start: Score) -> Weighted<'a> {
-        Weighted {
-            weights,
-            sums: [start, Score::ZERO],
-        }
-    }
-
-    /// The sum, from White's side.
-    pub(super) fn sum(&self) -> Score {
-        self.sums[0] - self.sums[1]
-    }
-}
-
-impl Terms for Weighted<'_> {
-    const ALL: bool = false;
-    #[inline(always)]
-    fn add(&mut self, index: usize, color: Color, count: i32) {
-        self.sums[color.index()] += self.weights[index] * count;
-    }
-}
 
 /// Against a bare king: cp per step the lone king stands from the centre
 /// (in half-squares), and per step the two kings are closer than the board
@@ -328,41 +289,6 @@ fn within_two(a: Square, b: Square) -> bool {
     const _: () = assert!(BOARD_WIDTH == 16 && MAX_FILES <= 13);
     let d = (a.0 as usize).wrapping_sub(b.0 as usize).wrapping_add(34);
     d <= 68 && d & 15 <= 4
-}
-
-/// A man's ways of moving for the `moves` and `hit` terms, split by shape
-/// so that the common ones run in tight loops (its initial-region moves
-/// left out).
-#[derive(Clone, Debug, Default)]
-pub struct MoveShape {
-    /// Single leaps that both move and capture.
-    leaps: Vec<i16>,
-    /// Unlimited slides that both move and capture.
-    pub(super) rides: Vec<i16>,
-    /// The rest: lame, bent, limited, move-only or capture-only.
-    other: Vec<Rule>,
-}
-
-impl MoveShape {
-    pub(super) fn new(rules: &[Rule]) -> MoveShape {
-        let mut shape = MoveShape::default();
-        for r in rules
-            .iter()
-            .filter(|r| !r.initial && (r.quiet || r.capture))
-        {
-            let plain = r.prelude.is_empty() && r.start == 0 && r.quiet && r.capture;
-            match (plain, r.max) {
-                (true, 1) => shape.leaps.push(r.step),
-                (true, 255) => shape.rides.push(r.step),
-                _ => shape.other.push(r.clone()),
-            }
-        }
-        shape
-    }
-
-    fn is_none(&self) -> bool {
-        self.leaps.is_empty() && self.rides.is_empty() && self.other.is_empty()
-    }
 }
 
 /// The moves of the man on `from` with `shape` to empty squares and onto

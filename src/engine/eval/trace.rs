@@ -2,8 +2,9 @@
 //! count ([`trace`]), and the score as a function of the weights.
 
 use super::pawns::{lay_out_free_cells, pawn_terms};
+use super::sink::Terms;
 use super::tables::{EvalTables, relative_rank};
-use super::terms::{NO_MATE_DIVISOR, Terms, few_men, mop_up, passed_terms, positional_terms};
+use super::terms::{NO_MATE_DIVISOR, few_men, mop_up, passed_terms, positional_terms};
 use crate::rules::board::Position;
 use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Color, Square};
