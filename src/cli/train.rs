@@ -177,7 +177,7 @@ impl Train {
                 &self.files,
                 "nothing trained",
                 || Baseline {
-                    tables: &eval,
+                    tables: eval.tables(),
                     pawns: PawnCache::new(),
                 },
                 |hce, line| train::sample(&v, &layout, factoriser.as_ref(), hce, line),

@@ -9,7 +9,7 @@ pub mod search;
 
 pub use error::{Allowed, EngineError};
 
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
@@ -27,8 +27,8 @@ pub const MAX_HASH_MB: usize = 1 << 16;
 pub struct Engine {
     variants: VariantSet,
     variant: Arc<Variant>,
-    /// The evaluation's tables of `variant`.
-    eval: Arc<EvalTables>,
+    /// The evaluation of `variant`.
+    eval: Arc<Evaluator>,
     position: Position,
     /// The table, the search memory of this game and the stop flag.
     searcher: Searcher,
@@ -90,8 +90,8 @@ impl Engine {
         &self.variant
     }
 
-    /// The evaluation's tables of the current variant.
-    pub fn eval(&self) -> &Arc<EvalTables> {
+    /// The evaluation of the current variant.
+    pub fn eval(&self) -> &Arc<Evaluator> {
         &self.eval
     }
 

@@ -400,7 +400,8 @@ mod tests {
     #[test]
     fn open_first_steps_counted_with_the_moves_match_the_rides() {
         for name in ["chess", "combination", "team-mate", "compound"] {
-            let (v, t) = compile(&VariantSet::builtin(), name).expect("variant");
+            let (v, evaluator) = compile(&VariantSet::builtin(), name).expect("variant");
+            let t = evaluator.tables();
             let mut rng = Rng::new(5);
             let mut checked = 0;
             for _game in 0..10 {
@@ -450,12 +451,13 @@ mod tests {
     /// Each new term changes the evaluation when its weight does.
     #[test]
     fn pawn_terms_and_pairs_count_where_they_apply() {
-        let (v, t) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let (v, evaluator) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let t = evaluator.tables();
         let l = &t.params.layout;
         // White: isolated a-pawn, connected d- and e-pawns, both bishops.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/8/8/8/8/P2PP3/2B1KB2 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         let count = |i: usize| tr.count(i);
         assert_eq!(count(l.isolated()), 1);
         assert_eq!(count(l.connected()), 2);
@@ -465,7 +467,7 @@ mod tests {
         // A pawn attacking a knight; a rook beside the enemy king.
         let pos =
             Position::from_fen(v.clone(), "8/8/3k4/2R5/8/4n3/3P4/4K3 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         let count = |i: usize| tr.count(i);
         let knight = v.type_of_letter('n').expect("knight").index();
         let rook = v.type_of_letter('r').expect("rook").index();
@@ -477,14 +479,15 @@ mod tests {
 
     #[test]
     fn moves_leave_out_squares_that_enemy_pawns_attack() {
-        let (v, t) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let (v, evaluator) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let t = evaluator.tables();
         let l = &t.params.layout;
         // The knight on e4: seven squares (d6 by capture), c5 and e5 are
         // attacked by the pawn on d6. The rook on a1: b1 to d1, its own pawn
         // and king in the way.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/3p4/8/4N3/8/P7/R3K3 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         let letter = |c: char| v.type_of_letter(c).expect("man").index();
         assert_eq!(tr.count(l.moves(letter('n'))), 7);
         assert_eq!(tr.count(l.moves(letter('r'))), 3);
@@ -492,42 +495,43 @@ mod tests {
         // attacks counts for the knight's side.
         assert_eq!(tr.count(l.hit(letter('p'))), 0);
         let pos = Position::from_fen(v.clone(), "4k3/8/3r4/8/4N3/8/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.hit(letter('r'))), 1);
+        assert_eq!(trace(t, &pos).count(l.hit(letter('r'))), 1);
         // Two black pawns two and three steps in front of White's king.
         let pos = Position::from_fen(v.clone(), "4k3/8/8/8/7p/6p1/8/6K1 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.storm()), 2);
+        assert_eq!(trace(t, &pos).count(l.storm()), 2);
         // A passed pawn on d5, its path free: White's king five steps from
         // d6, Black's two. Blocked, it has no free-path count.
         let pos = Position::from_fen(v.clone(), "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         assert_eq!(tr.count(l.passed(3)), 1);
         assert_eq!(tr.count(l.passed_free(3)), 1);
         assert_eq!(tr.count(l.passed_king(3)), 5);
         assert_eq!(tr.count(l.passed_enemy(3)), 2);
         let pos = Position::from_fen(v.clone(), "4k3/8/3n4/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.passed_free(3)), 0);
+        assert_eq!(trace(t, &pos).count(l.passed_free(3)), 0);
         // The d3 pawn is backward: no pawn beside or behind on c or e, and
         // c5 attacks d4. Black's b6 and c5 are not (c5 has b6 behind it, b6's
         // next square is not attacked). With a pawn on c3, d3 is not either.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/3P4/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.backward()), 1);
+        assert_eq!(trace(t, &pos).count(l.backward()), 1);
         let pos =
             Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/2PP4/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.backward()), 0);
+        assert_eq!(trace(t, &pos).count(l.backward()), 0);
     }
 
     #[test]
     fn mop_up_drives_the_lone_king_to_the_edge() {
         // Team-Mate: Wazir-Knight and Wazir-Alfil together can mate.
-        let (edge, t) =
+        let (edge, evaluator) =
             crate::engine::eval::builtin("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
+        let t = evaluator.tables();
         let centre = Position::from_fen(edge.variant().clone(), "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1")
             .expect("fen");
         assert!(mop_up(&edge, Color::White) > mop_up(&centre, Color::White));
         assert_eq!(mop_up(&edge, Color::Black), 0);
         let mut pawns = PawnCache::new();
-        assert!(evaluate(&t, &edge, &mut pawns) > evaluate(&t, &centre, &mut pawns));
+        assert!(evaluate(t, &edge, &mut pawns) > evaluate(t, &centre, &mut pawns));
         // No bonus without mating potential (a lone Knight cannot mate
         // here), nor when the weaker side has more than its king.
         let lone_knight = Position::builtin("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");

@@ -150,7 +150,8 @@ mod tests {
     /// A copy of a shipped variant whose every weight is random (so that
     /// each term, those that default to zero too, counts).
     fn with_random_weights(name: &str, seed: u64) -> (Arc<Variant>, EvalTables) {
-        let (v, t) = compile(&VariantSet::builtin(), name).expect("variant");
+        let (v, evaluator) = compile(&VariantSet::builtin(), name).expect("variant");
+        let t = evaluator.tables();
         let mut rng = Rng::new(seed);
         let mut p = t.params.clone();
         for w in p.weights.iter_mut() {

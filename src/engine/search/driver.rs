@@ -9,7 +9,7 @@ use super::{
     INFINITE, MATE, MATE_BOUND, MAX_PLY, NO_EVAL, SearchInfo, SearchOptions, SearchResult, Shared,
     Value, Worker,
 };
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use std::sync::Arc;
@@ -154,14 +154,14 @@ impl Worker<'_> {
 }
 
 /// Run a search on `pos` with the given limits and its variant's
-/// evaluation tables `eval`. `on_info` is called by the main thread after
+/// evaluator `eval`. `on_info` is called by the main thread after
 /// each iteration and each MultiPV line. `memory` holds the histories an
 /// earlier search of the game learnt (it is resized, and so forgotten, when
 /// the variant differs) and receives the main thread's.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn search(
     pos: &Position,
-    eval: &EvalTables,
+    eval: &Evaluator,
     limits: &Limits,
     options: &SearchOptions,
     tt: &Arc<TranspositionTable>,
@@ -210,7 +210,7 @@ pub(super) fn search(
         .unwrap_or(MAX_PLY as u32 - 10)
         .clamp(1, MAX_PLY as u32 - 10) as i32;
     let threads = options.threads.max(1);
-    let net = eval.net.as_ref().filter(|_| options.use_nnue);
+    let use_net = options.use_nnue;
     let multipv = options.multipv.clamp(1, legal.len());
     let mut result = SearchResult {
         best: Some(legal[0]),
@@ -227,7 +227,7 @@ pub(super) fn search(
             let mem = memory.clone();
             let builder = std::thread::Builder::new().stack_size(32 << 20);
             let _ = builder.spawn_scoped(scope, move || {
-                let mut w = Worker::new(pos, shared, eval, false, mem, net);
+                let mut w = Worker::new(pos, shared, eval, false, mem, use_net);
                 let mut roots = RootMove::list(&legal);
                 // Helpers start at different depths so that they desynchronise.
                 let mut depth = 1 + (id % 2) as i32;
@@ -259,7 +259,7 @@ pub(super) fn search(
             eval,
             true,
             std::mem::take(memory),
-            net,
+            use_net,
         );
         let mut roots = RootMove::list(&legal);
         let mut prev = 0;

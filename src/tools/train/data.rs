@@ -193,7 +193,7 @@ mod tests {
             crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
         let layout = Layout::new(&v);
         let mut hce = Baseline {
-            tables: &eval,
+            tables: eval.tables(),
             pawns: PawnCache::new(),
         };
         let fen = "4k3/8/8/8/8/8/3P4/4K3";
