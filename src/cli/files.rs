@@ -260,25 +260,27 @@ impl Check {
             }
         }
         names.dedup();
-        let mut nets = Vec::new();
+        // Each variant's evaluation: the hand-written one, or its net (the
+        // file or the embedded net) with its sizes and provenance.
+        let mut evaluations = Vec::new();
         for name in &names {
             match crate::engine::eval::compile(&set, name) {
-                Ok((_, eval)) => nets.extend(eval.net().map(|net| {
-                    let n = net.network();
-                    let mut text = format!(
-                        "{name}: {} ok: {} inputs, {} hidden, {:?}",
-                        eval.evaluation(true),
-                        n.inputs,
-                        n.hidden,
-                        n.activation
-                    );
-                    text.push_str(&provenance_summary(&n.provenance));
-                    text
-                })),
+                Ok((_, eval)) => {
+                    let mut text = format!("{name}: {}", eval.evaluation(true));
+                    if let Some(net) = eval.net() {
+                        let n = net.network();
+                        text.push_str(&format!(
+                            " ok: {} inputs, {} hidden, {:?}",
+                            n.inputs, n.hidden, n.activation
+                        ));
+                        text.push_str(&provenance_summary(&n.provenance));
+                    }
+                    evaluations.push(text);
+                }
                 Err(e) => errors.extend(e),
             }
         }
-        for line in &nets {
+        for line in &evaluations {
             crate::outln!("{line}");
         }
         for e in &errors {

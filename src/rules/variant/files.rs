@@ -47,7 +47,8 @@ pub enum Located<C> {
 }
 
 /// Find the file `name` that the ini file `ini_file` names: beside the ini
-/// file, read with `read`, else the file of that name among `embedded`.
+/// file, read with `read`, else (when nothing is there) the file of that
+/// name among `embedded`.
 /// `what` names the kind of file in errors; an error is the message for
 /// the ini entry that names the file.
 pub fn locate<T, C>(
@@ -78,8 +79,12 @@ where
         .parent()
         .map_or_else(|| std::path::PathBuf::from(name), |dir| dir.join(name));
     let path = path.to_string_lossy().into_owned();
+    // Only a file that is not there gives way to the embedded one: one
+    // that is there but cannot be read (a folder, say) is an error, never
+    // quietly replaced.
     match read(&path) {
         Ok(contents) => Ok(Located::File { path, contents }),
-        Err(e) => embedded().ok_or_else(|| format!("{path}: {e}")),
+        Err(e @ ReadError::NotFound(_)) => embedded().ok_or_else(|| format!("{path}: {e}")),
+        Err(e) => Err(format!("{path}: {e}")),
     }
 }
