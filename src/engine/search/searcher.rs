@@ -101,16 +101,13 @@ impl Searcher {
         search_moves: &[Move],
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        driver::search(
+        let query = driver::Query {
             pos,
             eval,
             limits,
             options,
-            &self.tt,
-            &mut self.memory,
-            &self.stop,
             search_moves,
-            on_info,
-        )
+        };
+        driver::search(&query, &self.tt, &mut self.memory, &self.stop, on_info)
     }
 }
