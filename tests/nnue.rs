@@ -145,10 +145,10 @@ fn shipped_variants_name_only_embedded_nets() {
     let nets: Vec<&str> = out.lines().filter(|l| l.contains("network")).collect();
     assert_eq!(
         nets.len(),
-        amalgam::rules::variant::SHIPPED_NETS.len(),
+        amalgam::engine::eval::nnue::EMBEDDED_NETS.len(),
         "{out}"
     );
-    for (name, _) in amalgam::rules::variant::SHIPPED_NETS {
+    for (name, _) in amalgam::engine::eval::nnue::EMBEDDED_NETS {
         assert!(
             nets.iter()
                 .any(|l| l.contains(&format!("network {name} ok"))),

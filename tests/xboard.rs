@@ -527,6 +527,8 @@ fn bad_variant_or_position_during_a_search_leaves_it_running() {
     s.send("new");
     s.send("st 60");
     s.send("usermove e2e4");
+    // The first search of the game says which evaluation it uses.
+    s.until("# evaluation: ");
     assert_eq!(
         reply(&mut s, "variant shogi"),
         ["Error (unknown variant): variant shogi"]

@@ -117,7 +117,8 @@ impl Tune {
     /// `words`: the command line after `tune`, recorded in the file.
     pub(super) fn run(&self, set: &VariantSet, words: &[String]) -> CommandResult {
         let (variant, files, out) = (&self.variant, &self.files, &self.out);
-        let (v, eval) = compile(set, variant)?;
+        let (v, evaluator) = compile(set, variant)?;
+        let eval = evaluator.tables();
         let opts = TuneOptions {
             epochs: self.epochs,
             seed: self.seed,
@@ -129,11 +130,11 @@ impl Tune {
         };
         let start = match self.start {
             Start::Current => eval.params.clone(),
-            Start::Defaults => crate::engine::eval::default_weights(&v, &eval),
+            Start::Defaults => crate::engine::eval::default_weights(&v, eval),
         };
         let started = std::time::Instant::now();
         let loaded = load_data(files, "nothing tuned", |line| {
-            crate::tools::tune::sample(&v, &eval, line)
+            crate::tools::tune::sample(&v, eval, line)
         })?;
         let (samples, provenance) = (loaded.samples, loaded.comments);
         if samples.is_empty() {
@@ -259,25 +260,27 @@ impl Check {
             }
         }
         names.dedup();
-        let mut nets = Vec::new();
+        // Each variant's evaluation: the hand-written one, or its net (the
+        // file or the embedded net) with its sizes and provenance.
+        let mut evaluations = Vec::new();
         for name in &names {
             match crate::engine::eval::compile(&set, name) {
-                Ok((_, eval)) => nets.extend(eval.net.as_ref().map(|net| {
-                    let n = net.network();
-                    let mut text = format!(
-                        "{name}: network {} ok: {} inputs, {} hidden, {:?}",
-                        net.name(),
-                        n.inputs,
-                        n.hidden,
-                        n.activation
-                    );
-                    text.push_str(&provenance_summary(&n.provenance));
-                    text
-                })),
+                Ok((_, eval)) => {
+                    let mut text = format!("{name}: {}", eval.evaluation(true));
+                    if let Some(net) = eval.net() {
+                        let n = net.network();
+                        text.push_str(&format!(
+                            " ok: {} inputs, {} hidden, {:?}",
+                            n.inputs, n.hidden, n.activation
+                        ));
+                        text.push_str(&provenance_summary(&n.provenance));
+                    }
+                    evaluations.push(text);
+                }
                 Err(e) => errors.extend(e),
             }
         }
-        for line in &nets {
+        for line in &evaluations {
             crate::outln!("{line}");
         }
         for e in &errors {

@@ -15,7 +15,7 @@ mod games;
 mod search;
 mod train;
 
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
 use clap::builder::RangedU64ValueParser;
@@ -134,7 +134,7 @@ fn text<E: std::fmt::Display>(e: E) -> String {
 
 /// A variant of the set with its evaluation tables, or its compile errors
 /// as one message.
-fn compile(set: &VariantSet, name: &str) -> Result<(Arc<Variant>, Arc<EvalTables>), String> {
+fn compile(set: &VariantSet, name: &str) -> Result<(Arc<Variant>, Arc<Evaluator>), String> {
     crate::engine::eval::compile(set, name)
         .map_err(|e| e.iter().map(text).collect::<Vec<_>>().join("; "))
 }

@@ -9,7 +9,7 @@ pub mod search;
 
 pub use error::{Allowed, EngineError};
 
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
@@ -27,8 +27,8 @@ pub const MAX_HASH_MB: usize = 1 << 16;
 pub struct Engine {
     variants: VariantSet,
     variant: Arc<Variant>,
-    /// The evaluation's tables of `variant`.
-    eval: Arc<EvalTables>,
+    /// The evaluation of `variant`.
+    eval: Arc<Evaluator>,
     position: Position,
     /// The table, the search memory of this game and the stop flag.
     searcher: Searcher,
@@ -36,6 +36,9 @@ pub struct Engine {
     /// Whether variants with a pair promotion (`pairPromotionTypes`) keep it;
     /// off, they play as engines that lack it expect (Fairy-Max's Team-Mate).
     pair_promotion: bool,
+    /// Whether the evaluation the searches use has been told since the
+    /// variant or `UseNNUE` was last set ([`Engine::evaluation_news`]).
+    evaluation_told: bool,
 }
 
 impl Engine {
@@ -68,6 +71,7 @@ impl Engine {
             searcher: Searcher::new(DEFAULT_HASH_MB),
             options: SearchOptions::default(),
             pair_promotion: true,
+            evaluation_told: false,
         }
     }
 
@@ -90,8 +94,8 @@ impl Engine {
         &self.variant
     }
 
-    /// The evaluation's tables of the current variant.
-    pub fn eval(&self) -> &Arc<EvalTables> {
+    /// The evaluation of the current variant.
+    pub fn eval(&self) -> &Arc<Evaluator> {
         &self.eval
     }
 
@@ -116,6 +120,7 @@ impl Engine {
         self.position = Position::startpos(v.clone());
         self.variant = v;
         self.eval = eval;
+        self.evaluation_told = false;
         Ok(())
     }
 
@@ -178,7 +183,23 @@ impl Engine {
     /// Evaluate with the variant's network where it has one (on), or with
     /// the hand-written evaluation always (off), to compare the two.
     pub fn set_use_nnue(&mut self, on: bool) {
+        if on != self.options.use_nnue {
+            self.evaluation_told = false;
+        }
         self.options.use_nnue = on;
+    }
+
+    /// Which evaluation the searches use (`evaluation: ...`), once after
+    /// each choice of variant or of `UseNNUE`: a front end tells it, in its
+    /// protocol's form, as the next search starts.
+    pub fn evaluation_news(&mut self) -> Option<String> {
+        if std::mem::replace(&mut self.evaluation_told, true) {
+            return None;
+        }
+        Some(format!(
+            "evaluation: {}",
+            self.eval.evaluation(self.options.use_nnue)
+        ))
     }
 
     pub fn use_nnue(&self) -> bool {

@@ -403,6 +403,9 @@ impl Uci {
                         Ok(g) => g,
                         Err(p) => p.into_inner(),
                     };
+                    if let Some(news) = e.evaluation_news() {
+                        say(&format!("info string {news}"));
+                    }
                     let root = e.position().clone();
                     let r = e.go(&limits, &search_moves, &mut |info| {
                         say(&info_line(&root, info))

@@ -18,7 +18,7 @@
 //! comments (each run writes one with its settings). The reader is
 //! [`crate::tools::datafile`].
 
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::game::{Outcome, outcome};
@@ -90,7 +90,7 @@ fn opening(variant: &Arc<Variant>, suite: &[Opening], rng: &mut Rng) -> Result<P
 /// Play one game; its kept positions and its result (White's points).
 fn play(
     variant: &Arc<Variant>,
-    eval: &EvalTables,
+    eval: &Evaluator,
     suite: &[Opening],
     limits: &Limits,
     seed: u64,
@@ -178,7 +178,7 @@ impl<'a> InOrder<'a> {
 /// `progress` is called after each game with (games, positions, elapsed s).
 pub fn run(
     variant: &Arc<Variant>,
-    eval: &EvalTables,
+    eval: &Evaluator,
     opts: &DatagenOptions,
     out: &mut (dyn Write + Send),
     progress: &(dyn Fn(usize, usize, f64) + Sync),

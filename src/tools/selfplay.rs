@@ -3,7 +3,7 @@
 //! ended by the variant's rules, with every move checked against the legal
 //! move list.
 
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::game::{GameRecord, Outcome, Termination, outcome};
@@ -25,7 +25,7 @@ pub const MAX_PLIES: usize = 2000;
 /// move or an illegal one.
 pub fn game_move(
     pos: &mut Position,
-    eval: &EvalTables,
+    eval: &Evaluator,
     limits: &Limits,
     searcher: &mut Searcher,
 ) -> Result<(Move, Value), String> {
@@ -49,7 +49,7 @@ pub fn game_move(
 /// Play one game; `Err` if the engine produced an illegal move or none.
 pub fn play_game(
     variant: &Arc<Variant>,
-    eval: &EvalTables,
+    eval: &Evaluator,
     limits: &Limits,
     seed: u64,
     round: usize,
@@ -103,7 +103,7 @@ pub struct Summary {
 /// Play `games` games in parallel (one search thread each).
 pub fn run(
     variant: &Arc<Variant>,
-    eval: &EvalTables,
+    eval: &Evaluator,
     games: usize,
     limits: &Limits,
     seed: u64,

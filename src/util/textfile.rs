@@ -1,5 +1,7 @@
-//! Reading the text files a user names (variant files, PGN, EPD, openings)
-//! with a size limit, so that an endless or huge file (`/dev/zero`, a wrong
+//! Reading the files a user names (variant files, nets, PGN, EPD,
+//! openings, training data): only regular files, so that a folder, a named
+//! pipe or a device (which could block forever or never end) is refused
+//! before it is opened, and with a size limit, so that a huge file (a wrong
 //! path to a disk image) is refused after reading just past the limit
 //! instead of exhausting memory.
 
@@ -20,6 +22,11 @@ pub const MAX_TRAINING_BYTES: u64 = 1 << 30;
 /// Why a file was not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReadError {
+    /// Nothing is there (the system's message).
+    NotFound(String),
+    /// It is there but is no regular file: a folder, a named pipe, a
+    /// device or a socket (what it is).
+    NotAFile(&'static str),
     /// It cannot be opened or read (the system's message).
     Io(String),
     /// It is larger than the limit, in bytes.
@@ -31,7 +38,8 @@ pub enum ReadError {
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ReadError::Io(e) => write!(f, "cannot read file: {e}"),
+            ReadError::NotFound(e) | ReadError::Io(e) => write!(f, "cannot read file: {e}"),
+            ReadError::NotAFile(kind) => write!(f, "not a regular file ({kind})"),
             ReadError::TooLarge(max) => write!(f, "file larger than {max} bytes"),
             ReadError::NotText => write!(f, "file is not UTF-8 text"),
         }
@@ -48,9 +56,19 @@ pub fn read(path: &str, max: u64) -> Result<String, ReadError> {
     String::from_utf8(read_bytes(path, max)?).map_err(|_| ReadError::NotText)
 }
 
-/// The whole contents of `path`, if it has at most `max` bytes.
+/// The whole contents of `path`, if it is a regular file of at most `max`
+/// bytes.
 pub fn read_bytes(path: &str, max: u64) -> Result<Vec<u8>, ReadError> {
+    // Looked at before it is opened: opening a named pipe blocks until
+    // something writes to it.
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadError::NotFound(e.to_string()),
+        _ => ReadError::Io(e.to_string()),
+    })?;
+    regular(&meta)?;
     let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    // And again once open, in case the path changed in between.
+    regular(&file.metadata().map_err(|e| ReadError::Io(e.to_string()))?)?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -61,16 +79,50 @@ pub fn read_bytes(path: &str, max: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// Refuse what is not a regular file, saying what it is.
+fn regular(meta: &std::fs::Metadata) -> Result<(), ReadError> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    if kind.is_dir() {
+        return Err(ReadError::NotAFile("a folder"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Err(ReadError::NotAFile("a named pipe"));
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(ReadError::NotAFile("a device"));
+        }
+        if kind.is_socket() {
+            return Err(ReadError::NotAFile("a socket"));
+        }
+    }
+    Err(ReadError::NotAFile("a special file"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn endless_files_are_refused_at_the_limit() {
-        assert_eq!(read("/dev/zero", 1000), Err(ReadError::TooLarge(1000)));
-        assert!(matches!(read("/no/such/file", 1000), Err(ReadError::Io(_))));
+    fn large_files_are_refused_at_the_limit_and_odd_ones_at_once() {
+        assert!(matches!(
+            read("/no/such/file", 1000),
+            Err(ReadError::NotFound(_))
+        ));
         let dir = std::env::temp_dir().join(format!("amalgam-textfile-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
+        let folder = dir.to_string_lossy().into_owned();
+        assert_eq!(read(&folder, 1000), Err(ReadError::NotAFile("a folder")));
+        #[cfg(unix)]
+        assert_eq!(
+            read("/dev/zero", 1000),
+            Err(ReadError::NotAFile("a device"))
+        );
         let f = dir.join("t.txt");
         let _ = std::fs::write(&f, b"abc\xff");
         let path = f.to_string_lossy().into_owned();

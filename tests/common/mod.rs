@@ -180,3 +180,30 @@ impl Rng {
         (self.next() % n.max(1) as u64) as usize
     }
 }
+
+/// Run the command line, killed after `limit`: its exit code (None when
+/// killed) and standard output.
+pub fn run_for(args: &[&str], limit: std::time::Duration) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run amalgam");
+    let end = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < end {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if !matches!(child.try_wait(), Ok(Some(_))) {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}

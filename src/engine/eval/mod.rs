@@ -1,4 +1,6 @@
-//! Static evaluation, general over variants.
+//! Static evaluation, general over variants: the [`Evaluator`] a variant
+//! plays with, chosen when it is compiled, is the hand-written evaluation
+//! ([`evaluate`]) or the network its `nnue` names ([`nnue`]).
 //!
 //! Every weight is data ([`params`]): defaults derived from the variant,
 //! replaced by a parameter file where the variant names one. Material and
@@ -6,80 +8,49 @@
 //! [`EvalTables`]); the rest is computed per call and kept cheap: pawn
 //! structure, king shelter, slider mobility, pairs of colour-bound men, and
 //! scaling toward a draw when the side ahead cannot force mate. Each term is
-//! written once, generic over [`Terms`](terms::Terms), so that the tuner's
+//! written once, generic over [`Terms`](sink::Terms), so that the tuner's
 //! trace of a position ([`trace`]) and the evaluation in play are the same
 //! function.
 
+mod evaluator;
+mod handwritten;
+mod move_shape;
 pub mod nnue;
 pub mod params;
 mod pawns;
+mod sink;
 mod tables;
 mod terms;
 mod trace;
 
-use crate::rules::board::Position;
 pub use crate::rules::sums::Score;
-use crate::rules::types::Color;
+pub use evaluator::{Evaluation, Evaluator, ThreadEval, compile, load_file_checked};
+pub use handwritten::evaluate;
+pub use move_shape::MoveShape;
 pub use params::{EvalParams, Layout};
 pub use pawns::PawnCache;
-pub use tables::{
-    EvalTables, PAWN_VALUE, build_tables, compile, default_weights, load_file_checked, piece_values,
-};
-pub use terms::{LAZY_MARGIN, MoveShape, quick};
-use terms::{
-    NO_MATE_DIVISOR, Weighted, few_men, mop_up, passed_terms, positional_terms, taper, tempo,
-};
+pub use tables::{EvalTables, PAWN_VALUE, build_tables, default_weights, piece_values};
+pub use terms::{LAZY_MARGIN, quick};
 pub use trace::{Trace, trace};
-
-/// The tapered sum `s` (White's side) made a score for the side to move:
-/// the mop-up term and the scaling of a side ahead that cannot mate, then
-/// the tempo.
-fn finish(t: &EvalTables, pos: &Position, s: Score) -> i32 {
-    let mut score = taper(s, pos.b.phase, t.max_phase);
-    if few_men(pos) {
-        score += mop_up(pos, Color::White) - mop_up(pos, Color::Black);
-        let ahead = if score > 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        if score != 0 && !pos.has_mating_potential(ahead) {
-            score /= NO_MATE_DIVISOR;
-        }
-    }
-    let stm = if pos.side_to_move() == Color::White {
-        score
-    } else {
-        -score
-    };
-    stm + tempo(t, pos)
-}
-
-/// The static evaluation from the side to move's point of view, with the
-/// variant's tables `t` and the pawn-structure cache kept by the caller.
-pub fn evaluate(t: &EvalTables, pos: &Position, pawns: &mut PawnCache) -> i32 {
-    let (structure, facts, free) = pawns.structure(t, pos);
-    let mut acc = Weighted::new(&t.params.weights, pos.b.psq + structure);
-    if t.passed_used {
-        passed_terms(t, pos, &facts.passed, &mut acc);
-    }
-    positional_terms(t, pos, free, &mut acc);
-    finish(t, pos, acc.sum())
-}
 
 /// A position of a built-in variant, and the variant's tables, for unit
 /// tests.
 #[cfg(test)]
-pub(crate) fn builtin(variant: &str, fen: &str) -> (Position, std::sync::Arc<EvalTables>) {
+pub(crate) fn builtin(
+    variant: &str,
+    fen: &str,
+) -> (crate::rules::board::Position, std::sync::Arc<Evaluator>) {
     let (v, t) = compile(&crate::rules::variant_set::VariantSet::builtin(), variant)
         .unwrap_or_else(|e| panic!("{variant} compiles: {e:?}"));
-    let pos = Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"));
+    let pos =
+        crate::rules::board::Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"));
     (pos, t)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::board::Position;
 
     /// Piece values from the ini may be as large as 100000: a side a few
     /// such men ahead, with many on the board, is evaluated without overflow.
@@ -94,7 +65,7 @@ mod tests {
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/QQQQQQQQ/RNBQKBNR w KQkq - 0 1";
         let p = Position::from_fen(v, fen).expect("fen");
         let mut pawns = PawnCache::new();
-        assert!(evaluate(&t, &p, &mut pawns) > 100_000);
-        assert!(quick(&t, &p) > 100_000);
+        assert!(evaluate(t.tables(), &p, &mut pawns) > 100_000);
+        assert!(quick(t.tables(), &p) > 100_000);
     }
 }

@@ -40,7 +40,7 @@
 //! [`EvalParams::to_text`] writes every name, so a written file is a full
 //! list to edit.
 
-use super::Score;
+use crate::rules::sums::Score;
 use crate::rules::variant::IniError;
 
 /// The largest weight a file may give, in centipawns (the ini's piece

@@ -2,8 +2,8 @@
 //! isolated, connected, backward and passed men), the cells they attack,
 //! and their cache by pawn hash.
 
+use super::sink::{Terms, Weighted};
 use super::tables::EvalTables;
-use super::terms::{Terms, Weighted};
 use crate::rules::board::Position;
 use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};

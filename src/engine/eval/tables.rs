@@ -3,14 +3,11 @@
 //! and their layout, the incremental material and piece-square table, and
 //! what the terms read per cell code.
 
-use super::nnue::{Layout as NetLayout, Net};
+use super::move_shape::MoveShape;
 use super::params::{EvalParams, Layout};
-use super::terms::MoveShape;
 use crate::rules::sums::{Score, SumTable};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, PieceType, Square};
-use crate::rules::variant::{IniError, LoadError, Variant};
-use crate::rules::variant_set::VariantSet;
-use std::sync::Arc;
+use crate::rules::variant::{IniError, Variant};
 
 /// Per-variant tables of the evaluation: its weights, and what the terms
 /// read per piece type and cell code. The material and piece-square table
@@ -56,9 +53,6 @@ pub struct EvalTables {
     pub threats_used: bool,
     pub attackers_used: bool,
     pub pairs_used: bool,
-    /// The variant's network (its ini's `nnue` key), which replaces the
-    /// hand-written evaluation in the search where present.
-    pub net: Option<Arc<super::nnue::Net>>,
 }
 
 /// Value of a pawn-type man; everything is scaled to it.
@@ -237,27 +231,6 @@ pub fn default_weights(v: &Variant, t: &EvalTables) -> EvalParams {
     default_params(v, &value, &avg)
 }
 
-/// Compile variant `name` of `set` for play: the rules' variant with the
-/// evaluation's material and piece-square table installed as its board
-/// sums, and the evaluation's tables. The errors of the variant's
-/// parameter file are the variant's.
-pub fn compile(
-    set: &VariantSet,
-    name: &str,
-) -> Result<(Arc<Variant>, Arc<EvalTables>), Vec<IniError>> {
-    let mut v = set.compile(name)?;
-    let (tables, sums) = build_tables(&v)?;
-    // Just compiled, the variant has no other holder: no copy is made.
-    Arc::make_mut(&mut v).sums = sums;
-    Ok((v, Arc::new(tables)))
-}
-
-/// Load an ini file into `set` only when all of it is good, its variants'
-/// parameter files included (see [`VariantSet::load_file_checked`]).
-pub fn load_file_checked(set: &mut VariantSet, path: &str) -> Result<Vec<String>, LoadError> {
-    set.load_file_checked(path, &|v| build_tables(v).map(drop))
-}
-
 /// Build the tables of a variant from its men and board, the ini's piece
 /// values (`piece_values`, 0 where none was given) and its parameter file
 /// (`eval_params`), whose weights replace the defaults; also the table of
@@ -381,26 +354,8 @@ pub fn build_tables(v: &Variant) -> Result<(EvalTables, SumTable), Vec<IniError>
         threats_used,
         attackers_used,
         pairs_used,
-        net: load_net(v)?,
     };
     Ok((tables, SumTable { psq, phase }))
-}
-
-/// The variant's network, read from the file its `nnue` names and checked
-/// against its men and board; an error names the net file and the ini
-/// line that names it.
-fn load_net(v: &Variant) -> Result<Option<Arc<Net>>, Vec<IniError>> {
-    let Some(file) = &v.nnue else {
-        return Ok(None);
-    };
-    match Net::from_bytes(NetLayout::new(v), &file.bytes, &file.name) {
-        Ok(net) => Ok(Some(Arc::new(net))),
-        Err(e) => Err(vec![IniError {
-            file: file.ini_file.clone(),
-            line: file.ini_line,
-            message: format!("nnue: {}: {e}", file.name),
-        }]),
-    }
 }
 
 /// The rank of `sq` counted from `color`'s side (0 is its first rank).

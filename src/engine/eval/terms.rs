@@ -4,52 +4,13 @@
 //! pairs of colour-bound men; the mop-up against a lone king, the tempo and
 //! the taper between middlegame and endgame.
 
+use super::move_shape::MoveShape;
 use super::pawns::{CellSet, FreeCells};
+use super::sink::Terms;
 use super::tables::EvalTables;
 use crate::rules::board::Position;
 use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Cell, Color, MAX_FILES, Square};
-use crate::rules::variant::Rule;
-
-/// Where the evaluation's terms go: summed with their weights in play, or
-/// recorded for the tuner ([`trace`]). Every term is written once, generic
-/// over this, so that the two cannot disagree.
-pub(crate) trait Terms {
-    /// Whether every term is wanted, those whose weights are all zero too.
-    const ALL: bool;
-    /// `count` times the weight at `index`, for `color`.
-    fn add(&mut self, index: usize, color: Color, count: i32);
-}
-
-/// The sum of the terms with the variant's weights, kept per side (no
-/// branch on the side per term) until [`Weighted::sum`] takes White's side.
-pub(super) struct Weighted<'a> {
-    weights: &'a [Score],
-    sums: [Score; 2],
-}
-
-impl<'a> Weighted<'a> {
-    /// An accumulator starting from `start` (White's side).
-    pub(super) fn new(weights: &'a [Score], start: Score) -> Weighted<'a> {
-        Weighted {
-            weights,
-            sums: [start, Score::ZERO],
-        }
-    }
-
-    /// The sum, from White's side.
-    pub(super) fn sum(&self) -> Score {
-        self.sums[0] - self.sums[1]
-    }
-}
-
-impl Terms for Weighted<'_> {
-    const ALL: bool = false;
-    #[inline(always)]
-    fn add(&mut self, index: usize, color: Color, count: i32) {
-        self.sums[color.index()] += self.weights[index] * count;
-    }
-}
 
 /// Against a bare king: cp per step the lone king stands from the centre
 /// (in half-squares), and per step the two kings are closer than the board
@@ -330,41 +291,6 @@ fn within_two(a: Square, b: Square) -> bool {
     d <= 68 && d & 15 <= 4
 }
 
-/// A man's ways of moving for the `moves` and `hit` terms, split by shape
-/// so that the common ones run in tight loops (its initial-region moves
-/// left out).
-#[derive(Clone, Debug, Default)]
-pub struct MoveShape {
-    /// Single leaps that both move and capture.
-    leaps: Vec<i16>,
-    /// Unlimited slides that both move and capture.
-    pub(super) rides: Vec<i16>,
-    /// The rest: lame, bent, limited, move-only or capture-only.
-    other: Vec<Rule>,
-}
-
-impl MoveShape {
-    pub(super) fn new(rules: &[Rule]) -> MoveShape {
-        let mut shape = MoveShape::default();
-        for r in rules
-            .iter()
-            .filter(|r| !r.initial && (r.quiet || r.capture))
-        {
-            let plain = r.prelude.is_empty() && r.start == 0 && r.quiet && r.capture;
-            match (plain, r.max) {
-                (true, 1) => shape.leaps.push(r.step),
-                (true, 255) => shape.rides.push(r.step),
-                _ => shape.other.push(r.clone()),
-            }
-        }
-        shape
-    }
-
-    fn is_none(&self) -> bool {
-        self.leaps.is_empty() && self.rides.is_empty() && self.other.is_empty()
-    }
-}
-
 /// The moves of the man on `from` with `shape` to empty squares and onto
 /// enemy men, counting only the cells where `free` holds 1; `capture` is told of
 /// every enemy man it can take (guarded or not). Merges onto friendly men
@@ -474,7 +400,8 @@ mod tests {
     #[test]
     fn open_first_steps_counted_with_the_moves_match_the_rides() {
         for name in ["chess", "combination", "team-mate", "compound"] {
-            let (v, t) = compile(&VariantSet::builtin(), name).expect("variant");
+            let (v, evaluator) = compile(&VariantSet::builtin(), name).expect("variant");
+            let t = evaluator.tables();
             let mut rng = Rng::new(5);
             let mut checked = 0;
             for _game in 0..10 {
@@ -524,12 +451,13 @@ mod tests {
     /// Each new term changes the evaluation when its weight does.
     #[test]
     fn pawn_terms_and_pairs_count_where_they_apply() {
-        let (v, t) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let (v, evaluator) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let t = evaluator.tables();
         let l = &t.params.layout;
         // White: isolated a-pawn, connected d- and e-pawns, both bishops.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/8/8/8/8/P2PP3/2B1KB2 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         let count = |i: usize| tr.count(i);
         assert_eq!(count(l.isolated()), 1);
         assert_eq!(count(l.connected()), 2);
@@ -539,7 +467,7 @@ mod tests {
         // A pawn attacking a knight; a rook beside the enemy king.
         let pos =
             Position::from_fen(v.clone(), "8/8/3k4/2R5/8/4n3/3P4/4K3 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         let count = |i: usize| tr.count(i);
         let knight = v.type_of_letter('n').expect("knight").index();
         let rook = v.type_of_letter('r').expect("rook").index();
@@ -551,14 +479,15 @@ mod tests {
 
     #[test]
     fn moves_leave_out_squares_that_enemy_pawns_attack() {
-        let (v, t) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let (v, evaluator) = compile(&VariantSet::builtin(), "chess").expect("chess");
+        let t = evaluator.tables();
         let l = &t.params.layout;
         // The knight on e4: seven squares (d6 by capture), c5 and e5 are
         // attacked by the pawn on d6. The rook on a1: b1 to d1, its own pawn
         // and king in the way.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/3p4/8/4N3/8/P7/R3K3 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         let letter = |c: char| v.type_of_letter(c).expect("man").index();
         assert_eq!(tr.count(l.moves(letter('n'))), 7);
         assert_eq!(tr.count(l.moves(letter('r'))), 3);
@@ -566,42 +495,43 @@ mod tests {
         // attacks counts for the knight's side.
         assert_eq!(tr.count(l.hit(letter('p'))), 0);
         let pos = Position::from_fen(v.clone(), "4k3/8/3r4/8/4N3/8/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.hit(letter('r'))), 1);
+        assert_eq!(trace(t, &pos).count(l.hit(letter('r'))), 1);
         // Two black pawns two and three steps in front of White's king.
         let pos = Position::from_fen(v.clone(), "4k3/8/8/8/7p/6p1/8/6K1 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.storm()), 2);
+        assert_eq!(trace(t, &pos).count(l.storm()), 2);
         // A passed pawn on d5, its path free: White's king five steps from
         // d6, Black's two. Blocked, it has no free-path count.
         let pos = Position::from_fen(v.clone(), "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
-        let tr = trace(&t, &pos);
+        let tr = trace(t, &pos);
         assert_eq!(tr.count(l.passed(3)), 1);
         assert_eq!(tr.count(l.passed_free(3)), 1);
         assert_eq!(tr.count(l.passed_king(3)), 5);
         assert_eq!(tr.count(l.passed_enemy(3)), 2);
         let pos = Position::from_fen(v.clone(), "4k3/8/3n4/3P4/8/8/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.passed_free(3)), 0);
+        assert_eq!(trace(t, &pos).count(l.passed_free(3)), 0);
         // The d3 pawn is backward: no pawn beside or behind on c or e, and
         // c5 attacks d4. Black's b6 and c5 are not (c5 has b6 behind it, b6's
         // next square is not attacked). With a pawn on c3, d3 is not either.
         let pos =
             Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/3P4/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.backward()), 1);
+        assert_eq!(trace(t, &pos).count(l.backward()), 1);
         let pos =
             Position::from_fen(v.clone(), "4k3/8/1p6/2p5/4P3/2PP4/8/4K3 w - - 0 1").expect("fen");
-        assert_eq!(trace(&t, &pos).count(l.backward()), 0);
+        assert_eq!(trace(t, &pos).count(l.backward()), 0);
     }
 
     #[test]
     fn mop_up_drives_the_lone_king_to_the_edge() {
         // Team-Mate: Wazir-Knight and Wazir-Alfil together can mate.
-        let (edge, t) =
+        let (edge, evaluator) =
             crate::engine::eval::builtin("team-mate", "k7/8/8/8/8/2K5/8/3UF3 w - - 0 1");
+        let t = evaluator.tables();
         let centre = Position::from_fen(edge.variant().clone(), "8/8/8/4k3/8/2K5/8/3UF3 w - - 0 1")
             .expect("fen");
         assert!(mop_up(&edge, Color::White) > mop_up(&centre, Color::White));
         assert_eq!(mop_up(&edge, Color::Black), 0);
         let mut pawns = PawnCache::new();
-        assert!(evaluate(&t, &edge, &mut pawns) > evaluate(&t, &centre, &mut pawns));
+        assert!(evaluate(t, &edge, &mut pawns) > evaluate(t, &centre, &mut pawns));
         // No bonus without mating potential (a lone Knight cannot mate
         // here), nor when the weaker side has more than its king.
         let lone_knight = Position::builtin("team-mate", "k7/8/8/8/3K4/8/8/3N4 w - - 0 1");

@@ -2,8 +2,9 @@
 //! count ([`trace`]), and the score as a function of the weights.
 
 use super::pawns::{lay_out_free_cells, pawn_terms};
+use super::sink::Terms;
 use super::tables::{EvalTables, relative_rank};
-use super::terms::{NO_MATE_DIVISOR, Terms, few_men, mop_up, passed_terms, positional_terms};
+use super::terms::{NO_MATE_DIVISOR, few_men, mop_up, passed_terms, positional_terms};
 use crate::rules::board::Position;
 use crate::rules::sums::Score;
 use crate::rules::types::{BOARD_CELLS, Color, Square};
@@ -149,7 +150,8 @@ mod tests {
     /// A copy of a shipped variant whose every weight is random (so that
     /// each term, those that default to zero too, counts).
     fn with_random_weights(name: &str, seed: u64) -> (Arc<Variant>, EvalTables) {
-        let (v, t) = compile(&VariantSet::builtin(), name).expect("variant");
+        let (v, evaluator) = compile(&VariantSet::builtin(), name).expect("variant");
+        let t = evaluator.tables();
         let mut rng = Rng::new(seed);
         let mut p = t.params.clone();
         for w in p.weights.iter_mut() {

@@ -3,13 +3,13 @@
 //! the result.
 
 use super::history::SearchMemory;
-use super::time::{self, Limits};
+use super::time::{self, Limits, TimeBudget};
 use super::tt::TranspositionTable;
 use super::{
     INFINITE, MATE, MATE_BOUND, MAX_PLY, NO_EVAL, SearchInfo, SearchOptions, SearchResult, Shared,
     Value, Worker,
 };
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use std::sync::Arc;
@@ -153,23 +153,47 @@ impl Worker<'_> {
     }
 }
 
-/// Run a search on `pos` with the given limits and its variant's
-/// evaluation tables `eval`. `on_info` is called by the main thread after
+/// One search's question: the position, its variant's evaluator, the
+/// limits and options, and the root moves to search (empty: all).
+pub(super) struct Query<'a> {
+    pub pos: &'a Position,
+    pub eval: &'a Evaluator,
+    pub limits: &'a Limits,
+    pub options: &'a SearchOptions,
+    pub search_moves: &'a [Move],
+}
+
+/// What every thread of a search starts from: the question, the root
+/// moves, and the settings the iterations read.
+struct Start<'a> {
+    query: &'a Query<'a>,
+    legal: Vec<Move>,
+    max_depth: i32,
+    multipv: usize,
+}
+
+/// The best move's history over the main thread's iterations, for the
+/// scale of the soft time limit.
+#[derive(Default)]
+struct Trend {
+    /// Iterations in a row that kept the best move.
+    stable: u32,
+    /// The best move and score of the last iteration.
+    last: Option<(Move, i32)>,
+}
+
+/// Run a search of `query`. `on_info` is called by the main thread after
 /// each iteration and each MultiPV line. `memory` holds the histories an
 /// earlier search of the game learnt (it is resized, and so forgotten, when
 /// the variant differs) and receives the main thread's.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn search(
-    pos: &Position,
-    eval: &EvalTables,
-    limits: &Limits,
-    options: &SearchOptions,
+    query: &Query,
     tt: &Arc<TranspositionTable>,
     memory: &mut SearchMemory,
     stop: &Arc<AtomicBool>,
-    search_moves: &[Move],
     on_info: &mut dyn FnMut(&SearchInfo),
 ) -> SearchResult {
+    let (pos, limits) = (query.pos, query.limits);
     if !memory.fits(pos.variant()) {
         *memory = SearchMemory::new(pos.variant());
     }
@@ -186,114 +210,128 @@ pub(super) fn search(
         helper_best: std::sync::Mutex::new(None),
     };
     tt.new_search();
-    let mut root = pos.clone();
-    let mut legal: Vec<Move> = root.legal_moves().to_vec();
-    if !search_moves.is_empty() {
-        legal.retain(|m| search_moves.contains(m));
-    }
-    if legal.is_empty() {
-        let value = if root.in_check() {
-            Value::Mate(0)
-        } else {
-            Value::Cp(0)
-        };
-        return SearchResult {
-            best: None,
-            ponder: None,
-            value,
-            depth: 0,
-            nodes: 0,
-        };
-    }
-    let max_depth = limits
-        .depth
-        .unwrap_or(MAX_PLY as u32 - 10)
-        .clamp(1, MAX_PLY as u32 - 10) as i32;
-    let threads = options.threads.max(1);
-    let net = eval.net.as_ref().filter(|_| options.use_nnue);
-    let multipv = options.multipv.clamp(1, legal.len());
+    let Some(start) = Start::new(query) else {
+        return no_move(pos);
+    };
     let mut result = SearchResult {
-        best: Some(legal[0]),
+        best: Some(start.legal[0]),
         ponder: None,
         value: Value::Cp(0),
         depth: 0,
         nodes: 0,
     };
     std::thread::scope(|scope| {
-        for id in 1..threads {
-            let shared = &shared;
-            let pos = pos.clone();
-            let legal = legal.clone();
-            let mem = memory.clone();
+        for id in 1..query.options.threads.max(1) {
+            let (start, shared, mem) = (&start, &shared, memory.clone());
             let builder = std::thread::Builder::new().stack_size(32 << 20);
-            let _ = builder.spawn_scoped(scope, move || {
-                let mut w = Worker::new(pos, shared, eval, false, mem, net);
-                let mut roots = RootMove::list(&legal);
-                // Helpers start at different depths so that they desynchronise.
-                let mut depth = 1 + (id % 2) as i32;
-                while depth <= max_depth && !shared.stopped() {
-                    w.aborted = false;
-                    w.root_search(&mut roots, 0, -INFINITE, INFINITE, depth);
-                    if w.aborted {
-                        break;
-                    }
-                    // Publish the iteration; the first thread to complete the
-                    // last depth ends the search for all.
-                    if let Ok(mut best) = shared.helper_best.lock()
-                        && best.as_ref().is_none_or(|b| b.0 < depth)
-                    {
-                        *best = Some((depth, roots[0].score, roots[0].pv.clone()));
-                    }
-                    if depth == max_depth && limits.depth.is_some() {
-                        shared.done.store(true, Ordering::Relaxed);
-                    }
-                    depth += 1;
-                }
-                w.flush();
-            });
+            let _ = builder.spawn_scoped(scope, move || start.helper(shared, id, mem));
         }
-        // The main thread.
-        let mut w = Worker::new(
-            pos.clone(),
-            &shared,
-            eval,
-            true,
-            std::mem::take(memory),
-            net,
-        );
-        let mut roots = RootMove::list(&legal);
+        let mut w = start.worker(&shared, true, std::mem::take(memory));
+        start.iterate(&mut w, &budget, &mut result, on_info);
+        start.finish(&mut w, &mut result, on_info);
+        *memory = std::mem::take(&mut w.mem);
+    });
+    result.nodes = shared.nodes.load(Ordering::Relaxed);
+    result
+}
+
+/// The result of a search of a position without moves to search: mate or
+/// stalemate.
+fn no_move(pos: &Position) -> SearchResult {
+    let value = if pos.in_check() {
+        Value::Mate(0)
+    } else {
+        Value::Cp(0)
+    };
+    SearchResult {
+        best: None,
+        ponder: None,
+        value,
+        depth: 0,
+        nodes: 0,
+    }
+}
+
+impl<'a> Start<'a> {
+    /// The start of a search of `query`; none when it has no move to search.
+    fn new(query: &'a Query<'a>) -> Option<Start<'a>> {
+        let mut root = query.pos.clone();
+        let mut legal: Vec<Move> = root.legal_moves().to_vec();
+        if !query.search_moves.is_empty() {
+            legal.retain(|m| query.search_moves.contains(m));
+        }
+        if legal.is_empty() {
+            return None;
+        }
+        let max_depth = query
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 10)
+            .clamp(1, MAX_PLY as u32 - 10) as i32;
+        let multipv = query.options.multipv.clamp(1, legal.len());
+        Some(Start {
+            query,
+            legal,
+            max_depth,
+            multipv,
+        })
+    }
+
+    /// A thread of the search, at the root.
+    fn worker<'s>(&self, shared: &'s Shared, main: bool, mem: SearchMemory) -> Worker<'s>
+    where
+        'a: 's,
+    {
+        let q = self.query;
+        Worker::new(q.pos.clone(), shared, q.eval, main, mem, q.options.use_nnue)
+    }
+
+    /// A helper thread (Lazy SMP): iterations of its own, each completed
+    /// one published for the main thread.
+    fn helper(&self, shared: &Shared, id: usize, mem: SearchMemory) {
+        let mut w = self.worker(shared, false, mem);
+        let mut roots = RootMove::list(&self.legal);
+        // Helpers start at different depths so that they desynchronise.
+        let mut depth = 1 + (id % 2) as i32;
+        while depth <= self.max_depth && !shared.stopped() {
+            w.aborted = false;
+            w.root_search(&mut roots, 0, -INFINITE, INFINITE, depth);
+            if w.aborted {
+                break;
+            }
+            // Publish the iteration; the first thread to complete the
+            // last depth ends the search for all.
+            if let Ok(mut best) = shared.helper_best.lock()
+                && best.as_ref().is_none_or(|b| b.0 < depth)
+            {
+                *best = Some((depth, roots[0].score, roots[0].pv.clone()));
+            }
+            if depth == self.max_depth && self.query.limits.depth.is_some() {
+                shared.done.store(true, Ordering::Relaxed);
+            }
+            depth += 1;
+        }
+        w.flush();
+    }
+
+    /// The main thread's iterations, one depth deeper each, until a limit,
+    /// a stop or a forced mate ends them; what each finds goes into
+    /// `result` and is reported.
+    fn iterate(
+        &self,
+        w: &mut Worker,
+        budget: &TimeBudget,
+        result: &mut SearchResult,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        let mut roots = RootMove::list(&self.legal);
         let mut prev = 0;
-        // Iterations in a row that kept the best move, and the best move
-        // and score of the last one (for the soft limit's scale).
-        let mut stable = 0u32;
-        let mut last: Option<(Move, i32)> = None;
-        for depth in 1..=max_depth {
+        let mut trend = Trend::default();
+        for depth in 1..=self.max_depth {
             w.seldepth = 0;
             w.finish_iteration = depth == 1;
-            for pv_idx in 0..multipv {
-                // Aspiration window around the previous score.
-                let mut delta = 25;
-                let (mut lo, mut hi) = if depth >= 5 && pv_idx == 0 {
-                    ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
-                } else {
-                    (-INFINITE, INFINITE)
-                };
-                loop {
-                    w.aborted = false;
-                    let score = w.root_search(&mut roots, pv_idx, lo, hi, depth);
-                    if w.aborted {
-                        break;
-                    }
-                    if score <= lo && lo > -INFINITE {
-                        lo = (lo - delta).max(-INFINITE);
-                        delta *= 2;
-                    } else if score >= hi && hi < INFINITE {
-                        hi = (hi + delta).min(INFINITE);
-                        delta *= 2;
-                    } else {
-                        break;
-                    }
-                }
+            for pv_idx in 0..self.multipv {
+                aspiration_search(w, &mut roots, pv_idx, prev, depth);
                 if w.aborted {
                     break;
                 }
@@ -304,91 +342,150 @@ pub(super) fn search(
                 }
             }
             let completed = !w.aborted;
-            // An iteration cut short: a root move whose search finished
-            // above the window's lower bound is kept first by the root search,
-            // so it beats every move searched before it, the last best
-            // included (whose own score is then set too).
-            if !completed
-                && depth > 1
-                && multipv == 1
-                && roots[0].score > -INFINITE
-                && result.best != Some(roots[0].mv)
-            {
-                result.best = Some(roots[0].mv);
-                result.ponder = roots[0].pv.get(1).copied();
-                result.value = Value::from_score(roots[0].score);
-                // Its line, so that the last one shown begins with the move played.
-                on_info(&w.info_line(depth, 1, result.value, roots[0].pv.clone()));
-            }
-            if !completed && depth == 1 && roots[0].score > -INFINITE {
-                // Depth 1 cut short (see `finish_iteration`): the best root
-                // move searched so far (the root search keeps it first).
-                result.best = Some(roots[0].mv);
-                result.ponder = roots[0].pv.get(1).copied();
-                result.value = Value::from_score(roots[0].score);
-            }
-            if completed {
-                for (k, r) in roots.iter().take(multipv).enumerate() {
-                    if r.score == -INFINITE {
-                        continue;
-                    }
-                    on_info(&w.info_line(depth, k + 1, Value::from_score(r.score), r.pv.clone()));
-                }
-                result.best = Some(roots[0].mv);
-                result.ponder = roots[0].pv.get(1).copied();
-                result.value = Value::from_score(roots[0].score);
-                result.depth = depth as u32;
-            }
-            if !completed || shared.stopped() {
+            self.record(w, &roots, depth, completed, result, on_info);
+            if !completed || w.shared.stopped() {
                 break;
             }
-            // A forced mate found, or the soft time limit reached: stop.
-            if !limits.infinite {
-                if roots[0].score.abs() >= MATE_BOUND
-                    && depth >= 2 * (MATE - roots[0].score.abs()) + 2
-                {
-                    break;
-                }
-                let (best, score) = (roots[0].mv, roots[0].score);
-                let drop = last.map_or(0, |(_, s)| s.saturating_sub(score));
-                stable = match last {
-                    Some((m, _)) if m == best => stable + 1,
-                    _ => 0,
-                };
-                last = Some((best, score));
-                // A fixed time (`movetime`) is spent whole: the hard limit ends it.
-                if let Some(soft) = budget.soft
-                    && !budget.fixed
-                    && shared.start.elapsed() >= soft.mul_f64(time::soft_scale(stable, drop))
-                {
-                    break;
-                }
+            if !self.query.limits.infinite && self.enough(w, &roots, depth, budget, &mut trend) {
+                break;
             }
         }
-        // A helper may have completed a deeper iteration than the main thread.
+    }
+
+    /// Keep what iteration `depth` found in `result`, and report it.
+    fn record(
+        &self,
+        w: &mut Worker,
+        roots: &[RootMove],
+        depth: i32,
+        completed: bool,
+        result: &mut SearchResult,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        let best = &roots[0];
+        // An iteration cut short: a root move whose search finished
+        // above the window's lower bound is kept first by the root search,
+        // so it beats every move searched before it, the last best
+        // included (whose own score is then set too).
+        if !completed
+            && depth > 1
+            && self.multipv == 1
+            && best.score > -INFINITE
+            && result.best != Some(best.mv)
+        {
+            take_line(result, best.score, &best.pv);
+            // Its line, so that the last one shown begins with the move played.
+            on_info(&w.info_line(depth, 1, result.value, best.pv.clone()));
+        }
+        if !completed && depth == 1 && best.score > -INFINITE {
+            // Depth 1 cut short (see `finish_iteration`): the best root
+            // move searched so far (the root search keeps it first).
+            take_line(result, best.score, &best.pv);
+        }
+        if completed {
+            for (k, r) in roots.iter().take(self.multipv).enumerate() {
+                if r.score == -INFINITE {
+                    continue;
+                }
+                on_info(&w.info_line(depth, k + 1, Value::from_score(r.score), r.pv.clone()));
+            }
+            take_line(result, best.score, &best.pv);
+            result.depth = depth as u32;
+        }
+    }
+
+    /// Whether the main thread should start no deeper iteration after
+    /// completing `depth`: a forced mate found, or the soft time limit
+    /// reached (scaled by how long the best move has held and how far its
+    /// score fell).
+    fn enough(
+        &self,
+        w: &Worker,
+        roots: &[RootMove],
+        depth: i32,
+        budget: &TimeBudget,
+        trend: &mut Trend,
+    ) -> bool {
+        let (best, score) = (roots[0].mv, roots[0].score);
+        if score.abs() >= MATE_BOUND && depth >= 2 * (MATE - score.abs()) + 2 {
+            return true;
+        }
+        let drop = trend.last.map_or(0, |(_, s)| s.saturating_sub(score));
+        trend.stable = match trend.last {
+            Some((m, _)) if m == best => trend.stable + 1,
+            _ => 0,
+        };
+        trend.last = Some((best, score));
+        // A fixed time (`movetime`) is spent whole: the hard limit ends it.
+        budget.soft.is_some_and(|soft| {
+            !budget.fixed
+                && w.shared.start.elapsed() >= soft.mul_f64(time::soft_scale(trend.stable, drop))
+        })
+    }
+
+    /// After the main thread's iterations: a helper's deeper iteration
+    /// replaces the result, and an infinite or pondering search waits for
+    /// `stop` (or the end of pondering) before answering.
+    fn finish(
+        &self,
+        w: &mut Worker,
+        result: &mut SearchResult,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        let shared = w.shared;
         let helper = shared.helper_best.lock().ok().and_then(|b| b.clone());
         if let Some((depth, score, pv)) = helper
             && depth as u32 > result.depth
-            && multipv == 1
+            && self.multipv == 1
             && !pv.is_empty()
         {
             on_info(&w.info_line(depth, 1, Value::from_score(score), pv.clone()));
-            result.best = Some(pv[0]);
-            result.ponder = pv.get(1).copied();
-            result.value = Value::from_score(score);
+            take_line(result, score, &pv);
             result.depth = depth as u32;
         }
-        // An infinite or pondering search waits for `stop` (or the end of
-        // pondering) before answering.
-        while limits.waits_for_stop() && !shared.stop.load(Ordering::Relaxed) {
+        while self.query.limits.waits_for_stop() && !shared.stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(2));
         }
         w.flush();
         shared.done.store(true, Ordering::Relaxed);
-        *memory = std::mem::take(&mut w.mem);
-    });
-    result.nodes = shared.nodes.load(Ordering::Relaxed);
-    result
+    }
+}
+
+/// Search the line `pv_idx` of the root moves at `depth`, in a window
+/// around the last iteration's score `prev` (for the first line from depth
+/// 5 on) that widens until the score falls inside it, or until the search
+/// is cut short (`w.aborted`).
+fn aspiration_search(w: &mut Worker, roots: &mut [RootMove], pv_idx: usize, prev: i32, depth: i32) {
+    let mut delta = 25;
+    let (mut lo, mut hi) = if depth >= 5 && pv_idx == 0 {
+        ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+    } else {
+        (-INFINITE, INFINITE)
+    };
+    loop {
+        w.aborted = false;
+        let score = w.root_search(roots, pv_idx, lo, hi, depth);
+        if w.aborted {
+            return;
+        }
+        if score <= lo && lo > -INFINITE {
+            lo = (lo - delta).max(-INFINITE);
+            delta *= 2;
+        } else if score >= hi && hi < INFINITE {
+            hi = (hi + delta).min(INFINITE);
+            delta *= 2;
+        } else {
+            return;
+        }
+    }
+}
+
+/// The line `pv` with `score` becomes the result: its first move is played,
+/// its second is the move to ponder.
+fn take_line(result: &mut SearchResult, score: i32, pv: &[Move]) {
+    result.best = pv.first().copied();
+    result.ponder = pv.get(1).copied();
+    result.value = Value::from_score(score);
 }
 
 #[cfg(test)]

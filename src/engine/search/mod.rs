@@ -18,8 +18,7 @@ pub mod see;
 pub mod time;
 pub mod tt;
 
-use crate::engine::eval::nnue::{Accumulators, Net};
-use crate::engine::eval::{EvalTables, PawnCache, evaluate};
+use crate::engine::eval::{EvalTables, Evaluator, ThreadEval};
 use crate::rules::board::Position;
 use crate::rules::types::{BOARD_CELLS, Move, MoveKind};
 use history::{ContKey, SearchMemory};
@@ -134,8 +133,9 @@ impl Shared {
 struct Worker<'a> {
     pos: Position,
     shared: &'a Shared,
-    /// The evaluation's tables of the position's variant.
-    eval: &'a EvalTables,
+    /// The evaluation of the position's variant, following the searched
+    /// line.
+    eval: ThreadEval<'a>,
     main: bool,
     nodes: u64,
     flushed: u64,
@@ -165,10 +165,6 @@ struct Worker<'a> {
     /// Static evaluations by position hash (positions recur often in the
     /// quiescence search).
     eval_cache: Vec<(u64, i32)>,
-    pawns: PawnCache,
-    /// The network's accumulators, kept along the line being searched,
-    /// when the evaluation is the network's.
-    nnue: Option<Accumulators>,
     /// Whether the position with this hash is in check, when the parent node
     /// already found out (saves the child a scan).
     check_hint: (u64, bool),
@@ -178,13 +174,13 @@ impl<'a> Worker<'a> {
     fn new(
         pos: Position,
         shared: &'a Shared,
-        eval: &'a EvalTables,
+        evaluator: &'a Evaluator,
         main: bool,
         mem: SearchMemory,
-        net: Option<&Arc<Net>>,
+        use_net: bool,
     ) -> Worker<'a> {
-        let values = eval.value.clone();
-        let nnue = net.map(|n| Accumulators::new(n.clone(), &pos));
+        let values = evaluator.tables().value.clone();
+        let eval = evaluator.for_thread(&pos, use_net);
         Worker {
             pos,
             shared,
@@ -204,8 +200,6 @@ impl<'a> Worker<'a> {
             aborted: false,
             finish_iteration: false,
             eval_cache: vec![(0, 0); EVAL_CACHE_SIZE],
-            pawns: PawnCache::new(),
-            nnue,
             check_hint: (0, false),
         }
     }
@@ -236,6 +230,13 @@ impl<'a> Worker<'a> {
         self.shared.nodes.load(Ordering::Relaxed) + self.nodes - self.flushed
     }
 
+    /// The hand-written evaluation's tables (exchange values), whichever
+    /// evaluation is used.
+    #[inline]
+    fn tables(&self) -> &'a EvalTables {
+        self.eval.tables()
+    }
+
     /// The static evaluation, through the cache.
     fn evaluate(&mut self) -> i32 {
         let h = self.pos.hash();
@@ -243,10 +244,7 @@ impl<'a> Worker<'a> {
         if slot.0 == h && h != 0 {
             return slot.1;
         }
-        let e = match &mut self.nnue {
-            Some(acc) => acc.evaluate(&self.pos),
-            None => evaluate(self.eval, &self.pos, &mut self.pawns),
-        };
+        let e = self.eval.evaluate(&self.pos);
         *slot = (h, e);
         e
     }
@@ -255,26 +253,20 @@ impl<'a> Worker<'a> {
     #[inline]
     fn make(&mut self, m: Move) {
         self.pos.make(m);
-        if let Some(acc) = &mut self.nnue {
-            acc.push_move(&self.pos);
-        }
+        self.eval.push_move(&self.pos);
     }
 
     /// Make a null move in the searched line.
     #[inline]
     fn make_null(&mut self) {
-        if let Some(acc) = &mut self.nnue {
-            acc.push_null();
-        }
+        self.eval.push_null();
         self.pos.make_null();
     }
 
     /// Take back the last move or null move of the searched line.
     #[inline]
     fn unmake(&mut self) {
-        if let Some(acc) = &mut self.nnue {
-            acc.pop();
-        }
+        self.eval.pop();
         self.pos.unmake();
     }
 

@@ -145,11 +145,8 @@ impl Worker<'_> {
             // Far above beta on material alone: no need for the full
             // evaluation (the hand-written one's material; a network's
             // scores are its own).
-            if self.nnue.is_none() {
-                let quick = crate::engine::eval::quick(self.eval, &self.pos);
-                if quick - crate::engine::eval::LAZY_MARGIN >= beta {
-                    return quick - crate::engine::eval::LAZY_MARGIN;
-                }
+            if let Some(lower) = self.eval.lazy_cut(&self.pos, beta) {
+                return lower;
             }
             let stand_pat = self.evaluate();
             if stand_pat >= beta {
@@ -183,7 +180,7 @@ impl Worker<'_> {
             Self::pick(&mut list, &mut scores, i);
             let m = list[i];
             // Out of check, captures that lose material are not searched.
-            if !in_check && !see_ge(self.eval, &self.pos, m, 0) {
+            if !in_check && !see_ge(self.tables(), &self.pos, m, 0) {
                 continue;
             }
             if !in_check
@@ -445,10 +442,10 @@ impl Worker<'_> {
                     (depth <= 5 && i as i32 >= late
                         || eval + 100 + 90 * depth <= alpha
                         || depth <= 4 && history < -4_000 * depth
-                        || !see_ge(self.eval, &self.pos, m, -25 * depth * depth))
+                        || !see_ge(self.tables(), &self.pos, m, -25 * depth * depth))
                         && !gives_check(&mut self.pos, m)
                 } else {
-                    !promotion && !see_ge(self.eval, &self.pos, m, -100 * depth)
+                    !promotion && !see_ge(self.tables(), &self.pos, m, -100 * depth)
                 };
                 if prune {
                     i += 1;

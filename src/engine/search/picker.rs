@@ -38,7 +38,7 @@ impl Worker<'_> {
             let s = if let Some(victim) = self.capture_value(m) {
                 let mvv = victim * 16 - self.values[m.part().index()] / 16
                     + self.mem.capture(&self.pos, m) / 8;
-                if sort_losers && !see_ge(self.eval, &self.pos, m, 0) {
+                if sort_losers && !see_ge(self.tables(), &self.pos, m, 0) {
                     -1_000_000 + mvv
                 } else {
                     1_000_000 + mvv

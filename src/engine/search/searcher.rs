@@ -7,7 +7,7 @@ use super::driver;
 use super::history::SearchMemory;
 use super::tt::{TableRefused, TranspositionTable};
 use super::{Limits, SearchInfo, SearchOptions, SearchResult};
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use crate::rules::variant::Variant;
@@ -86,7 +86,7 @@ impl Searcher {
         self.stop.store(false, Ordering::Relaxed);
     }
 
-    /// Search `pos` with its variant's evaluation tables `eval` and the
+    /// Search `pos` with its variant's evaluator `eval` and the
     /// given limits and options. Blocks until the search ends; `on_info` is
     /// called by the main thread after each iteration and each MultiPV
     /// line. `search_moves` limits the root moves (empty: all). The search
@@ -95,22 +95,19 @@ impl Searcher {
     pub fn search(
         &mut self,
         pos: &Position,
-        eval: &EvalTables,
+        eval: &Evaluator,
         limits: &Limits,
         options: &SearchOptions,
         search_moves: &[Move],
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        driver::search(
+        let query = driver::Query {
             pos,
             eval,
             limits,
             options,
-            &self.tt,
-            &mut self.memory,
-            &self.stop,
             search_moves,
-            on_info,
-        )
+        };
+        driver::search(&query, &self.tt, &mut self.memory, &self.stop, on_info)
     }
 }

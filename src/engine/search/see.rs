@@ -713,8 +713,9 @@ mod tests {
     /// random quiet move are checked, until `positions` positions with a
     /// capture were.
     fn random_exchanges(name: &str, positions: usize, seed: u64) -> Stats {
-        let (v, e) = crate::engine::eval::compile(&VariantSet::builtin(), name)
+        let (v, evaluator) = crate::engine::eval::compile(&VariantSet::builtin(), name)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let e = evaluator.tables();
         let mut rng = Rng::new(seed);
         let mut st = Stats::default();
         let mut list = MoveList::new();
@@ -739,12 +740,12 @@ mod tests {
                 if !caps.is_empty() && rng.next_u64().is_multiple_of(2) {
                     st.positions += 1;
                     for &m in &caps {
-                        check(&e, &mut pos, m, &mut rng, &mut st);
+                        check(e, &mut pos, m, &mut rng, &mut st);
                         st.captures_checked += 1;
                     }
                     if !quiet.is_empty() {
                         let m = quiet[rng.next_u64() as usize % quiet.len()];
-                        check(&e, &mut pos, m, &mut rng, &mut st);
+                        check(e, &mut pos, m, &mut rng, &mut st);
                         st.quiet_checked += 1;
                     }
                 }
@@ -834,17 +835,18 @@ mod tests {
     /// `see` of `text` in `fen`, checked against the brute force and
     /// `see_ge` on both sides of it.
     fn value(variant: &str, fen: &str, text: &str) -> i32 {
-        let (mut pos, e) = crate::engine::eval::builtin(variant, fen);
+        let (mut pos, evaluator) = crate::engine::eval::builtin(variant, fen);
+        let e = evaluator.tables();
         let m = pos
             .parse_move(text)
             .unwrap_or_else(|e| panic!("{text} in {fen}: {e}"));
-        let exact = see(&e, &pos, m);
+        let exact = see(e, &pos, m);
         assert_eq!(
             exact,
-            brute_see(&e, &mut pos, m, &mut Stats::default()),
+            brute_see(e, &mut pos, m, &mut Stats::default()),
             "{fen} {text}"
         );
-        assert!(see_ge(&e, &pos, m, exact) && !see_ge(&e, &pos, m, exact + 1));
+        assert!(see_ge(e, &pos, m, exact) && !see_ge(e, &pos, m, exact + 1));
         exact
     }
 

@@ -181,6 +181,9 @@ impl Job {
             .stack_size(64 << 20)
             .spawn(move || {
                 let mut e = lock(&engine);
+                if let Some(news) = e.evaluation_news() {
+                    say(&format!("# {news}"));
+                }
                 *lock(&shared.position) = Some(e.position().clone());
                 match kind {
                     JobKind::Analyze => analyze(&mut e, &shared),

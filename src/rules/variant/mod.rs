@@ -4,6 +4,7 @@
 pub mod betza;
 pub(crate) mod compile;
 mod derive;
+pub mod files;
 pub mod ini;
 mod keys;
 mod read;
@@ -11,6 +12,7 @@ mod read;
 use crate::rules::sums::SumTable;
 use crate::rules::types::{BOARD_CELLS, BOARD_WIDTH, Color, PieceType, Square};
 
+pub use files::NetFileName;
 pub use ini::{IniError, LoadError};
 pub use keys::KEYS;
 
@@ -35,42 +37,6 @@ pub const SHIPPED_PARAMS: &[(&str, &str)] = &[
         include_str!("../../../params/team-mate.params"),
     ),
 ];
-
-/// The network files the binary embeds, by the name an ini's `nnue`
-/// gives (`nets/README.md` says how each was made).
-pub const SHIPPED_NETS: &[(&str, &[u8])] = &[
-    ("chess.nnue", include_bytes!("../../../nets/chess.nnue")),
-    (
-        "combination.nnue",
-        include_bytes!("../../../nets/combination.nnue"),
-    ),
-    (
-        "compound.nnue",
-        include_bytes!("../../../nets/compound.nnue"),
-    ),
-    (
-        "team-mate.nnue",
-        include_bytes!("../../../nets/team-mate.nnue"),
-    ),
-];
-
-/// A network file named by a variant's `nnue`: its bytes (read, not
-/// parsed: the evaluation does that), its name, and the ini entry that
-/// named it, for errors.
-#[derive(Clone, PartialEq, Eq)]
-pub struct NetFile {
-    pub bytes: std::sync::Arc<[u8]>,
-    pub name: String,
-    pub ini_file: String,
-    pub ini_line: usize,
-}
-
-impl std::fmt::Debug for NetFile {
-    // The bytes would fill pages: their count says enough.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NetFile({}, {} bytes)", self.name, self.bytes.len())
-    }
-}
 
 /// A parameter file of the evaluation's weights, named by a variant's
 /// `evalParams`: its text, and its name for errors.
@@ -636,8 +602,9 @@ pub struct Variant {
     /// The parameter file the ini's `evalParams` names, read but not
     /// parsed (the evaluation does that).
     pub eval_params: Option<ParamsFile>,
-    /// The network file the ini's `nnue` names, read but not parsed.
-    pub nnue: Option<NetFile>,
+    /// The network file the ini's `nnue` names: its name only (the
+    /// evaluation finds, reads and checks the net).
+    pub nnue: Option<NetFileName>,
     /// Real squares of the board.
     pub squares: Vec<Square>,
     pub on_board: SquareSet,

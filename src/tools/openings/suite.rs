@@ -3,7 +3,7 @@
 //! a margin of equality, written as EPD lines (`ce` holds the score).
 
 use super::random::random_opening;
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, SearchOptions, Searcher, Value};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
@@ -44,7 +44,7 @@ const TRIES_PER_POSITION: usize = 50;
 /// fresh table. `progress` is told the positions kept and candidates tried.
 pub fn generate(
     variant: &Arc<Variant>,
-    eval: &EvalTables,
+    eval: &Evaluator,
     opts: &SuiteOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<String> {
@@ -73,7 +73,7 @@ pub fn generate(
 }
 
 /// The search score of a position (side to move's view), none for a mate.
-fn score(pos: &Position, eval: &EvalTables, nodes: u64) -> Option<i32> {
+fn score(pos: &Position, eval: &Evaluator, nodes: u64) -> Option<i32> {
     let limits = Limits {
         nodes: Some(nodes),
         ..Default::default()

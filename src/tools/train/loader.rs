@@ -127,7 +127,7 @@ pub(super) mod tests {
             variant: &v,
             layout: &Layout::new(&v),
             factoriser: None,
-            tables: &tables,
+            tables: tables.tables(),
         })
     }
 

@@ -19,7 +19,7 @@ use super::quantise::{quantise, quantised_loss};
 use super::report::{Losses, Report};
 use super::schedule::Schedule;
 use super::settings::{Architecture, Batch, Settings};
-use crate::engine::eval::EvalTables;
+use crate::engine::eval::Evaluator;
 use crate::engine::eval::nnue::{Layout, Net};
 use crate::rules::variant::Variant;
 use std::sync::Arc;
@@ -28,23 +28,23 @@ use std::time::Instant;
 /// Trains networks of one architecture for one variant.
 pub struct Trainer {
     variant: Arc<Variant>,
-    tables: Arc<EvalTables>,
+    evaluator: Arc<Evaluator>,
     layout: Layout,
     architecture: Architecture,
 }
 
 impl Trainer {
-    /// A trainer for `variant`, whose hand-written evaluation (`tables`) is
-    /// the measure its nets are compared with.
+    /// A trainer for `variant`, whose hand-written evaluation (the
+    /// `evaluator`'s tables) is the measure its nets are compared with.
     pub fn new(
         variant: Arc<Variant>,
-        tables: Arc<EvalTables>,
+        evaluator: Arc<Evaluator>,
         architecture: Architecture,
     ) -> Trainer {
         Trainer {
             layout: Layout::new(&variant),
             variant,
-            tables,
+            evaluator,
             architecture,
         }
     }
@@ -100,7 +100,7 @@ impl Trainer {
             variant: &self.variant,
             layout,
             factoriser: factoriser.as_ref(),
-            tables: &self.tables,
+            tables: self.evaluator.tables(),
         })?;
         let samples = &loaded.samples;
         let rows = factoriser.map_or(layout.inputs(), |f| f.rows());
