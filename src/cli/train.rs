@@ -175,12 +175,13 @@ impl Train {
         let loaded = train::thread_pool(opts.threads)?.install(|| {
             load_data_with(
                 &self.files,
+                &v,
                 "nothing trained",
                 || Baseline {
                     tables: &eval,
                     pawns: PawnCache::new(),
                 },
-                |hce, line| train::sample(&v, &layout, factoriser.as_ref(), hce, line),
+                |hce, line| train::sample(&layout, factoriser.as_ref(), hce, line),
             )
         })?;
         let samples = Samples::new(loaded.samples);
