@@ -78,24 +78,8 @@ fn every_legal_move_of_every_variant_decodes_to_itself() {
             // Each position of the game, with every legal move there.
             let mut pos = Position::from_fen(v.clone(), &game.start).expect("fen");
             for ply in &game.plies {
-                for m in pos.legal_moves() {
-                    let one = Game {
-                        start: pos.to_fen(),
-                        plies: vec![Ply {
-                            mv: Some(m),
-                            score: -7,
-                            train: true,
-                        }],
-                        result: 0.5,
-                    };
-                    let record = binary::encode_game(&v, &one).expect("encode");
-                    // 1 type, 4 length, 1 result, 2 + FEN, 2 code, 1 score.
-                    let plain = 11 + one.start.len();
-                    assert!(record.len() == plain || record.len() == plain + 2);
-                    extra += usize::from(record.len() > plain);
-                    moves += 1;
-                    assert_eq!(decode(&v, &record), Ok(one.plies), "{}: {m:?}", v.name);
-                }
+                extra += moves_round_trip(&v, &pos.to_fen());
+                moves += pos.legal_moves().len();
                 pos.make(ply.mv.expect("move"));
             }
         }
@@ -103,11 +87,54 @@ fn every_legal_move_of_every_variant_decodes_to_itself() {
         // Stack splits and merges need the extra field; plain moves do not.
         if v.is_stacking() {
             assert!(extra > 0, "{}", v.name);
-        }
-        if !v.is_stacking() {
+        } else {
             assert!(extra < moves / 10, "{}: {extra} of {moves}", v.name);
         }
     }
+}
+
+/// Every legal move of `fen` as a one-ply game: each decodes to itself;
+/// how many needed the extra field.
+fn moves_round_trip(v: &Arc<Variant>, fen: &str) -> usize {
+    let mut pos = Position::from_fen(v.clone(), fen).expect("fen");
+    let mut extra = 0;
+    for m in pos.legal_moves() {
+        let one = Game {
+            start: fen.to_string(),
+            plies: vec![Ply {
+                mv: Some(m),
+                score: 0,
+                train: false,
+            }],
+            result: 1.0,
+        };
+        let record = binary::encode_game(v, &one).expect("encode");
+        extra += usize::from(record.len() > 11 + fen.len());
+        assert_eq!(decode(v, &record), Ok(one.plies), "{fen}: {m:?}");
+    }
+    extra
+}
+
+#[test]
+fn promotions_need_the_extra_field_and_decode_exactly() {
+    let v = VariantSet::builtin().compile("chess").expect("chess");
+    // Four promotions of the pawn on a7 (and five king moves).
+    assert_eq!(moves_round_trip(&v, "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"), 4);
+    // Castling both ways, a double step and en passant need none.
+    let fen = "r3k2r/8/8/3pP3/8/8/P7/R3K2R w KQkq d6 0 1";
+    assert_eq!(moves_round_trip(&v, fen), 0);
+    // A training position's score must be no mate.
+    let game = Game {
+        start: fen.to_string(),
+        plies: vec![Ply {
+            mv: None,
+            score: binary::MATE_WHITE,
+            train: true,
+        }],
+        result: 1.0,
+    };
+    let e = binary::encode_game(&v, &game).expect_err("mate");
+    assert!(e.contains("for a training position"), "{e}");
 }
 
 fn temp(name: &str) -> String {

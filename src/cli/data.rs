@@ -8,7 +8,7 @@ use crate::rules::variant_set::VariantSet;
 use crate::tools::datafile::convert::{self, Writer};
 use crate::tools::datafile::{DataFile, Format, binary};
 use clap::{Args, Subcommand, ValueEnum};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -43,33 +43,42 @@ pub(super) fn check_appendable(
     if len == 0 {
         return Ok(true);
     }
-    let data = DataFile::read(path).map_err(|e| e.to_string())?;
-    match (&data, format) {
-        (DataFile::Text(_), Format::Text) => Ok(false),
-        (DataFile::Binary { .. }, Format::Text) => Err(format!(
-            "{path} holds binary data: append with --format binary, or write text to another file"
-        )),
-        (DataFile::Text(_), Format::Binary) => Err(format!(
-            "{path} holds text data: append with --format text, or write binary data to another file"
-        )),
-        (
-            DataFile::Binary {
-                header,
-                bytes,
-                start,
-            },
-            Format::Binary,
-        ) => {
-            header.check(v).map_err(|e| format!("{path}: {e}"))?;
-            if let (_, Some(d)) = binary::records(bytes, *start) {
-                return Err(format!(
-                    "{path}: byte {}: {}; nothing appended (`amalgam data convert` copies the whole games to a new file)",
-                    d.offset, d.message
-                ));
-            }
-            Ok(false)
+    // The first bytes tell the format: a text file is not read further
+    // (it may be larger than a file the loader reads).
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(binary::MAGIC.len() as u64).read_to_end(&mut head))
+        .map_err(|e| format!("{path}: {e}"))?;
+    match (binary::is_binary(&head), format) {
+        (false, Format::Text) => return Ok(false),
+        (true, Format::Text) => {
+            return Err(format!(
+                "{path} holds binary data: append with --format binary, or write text to another file"
+            ));
         }
+        (false, Format::Binary) => {
+            return Err(format!(
+                "{path} holds text data: append with --format text, or write binary data to another file"
+            ));
+        }
+        (true, Format::Binary) => {}
     }
+    let DataFile::Binary {
+        header,
+        bytes,
+        start,
+    } = DataFile::read(path).map_err(|e| e.to_string())?
+    else {
+        return Err(format!("{path} holds text data"));
+    };
+    header.check(v).map_err(|e| format!("{path}: {e}"))?;
+    if let (_, Some(d)) = binary::records(&bytes, start) {
+        return Err(format!(
+            "{path}: byte {}: {}; nothing appended (`amalgam data convert` copies the whole games to a new file)",
+            d.offset, d.message
+        ));
+    }
+    Ok(false)
 }
 
 /// Convert and count training data files (text or binary)

@@ -494,8 +494,16 @@ pub fn encode_game(v: &Arc<Variant>, game: &Game) -> Result<Vec<u8>, String> {
         Position::from_fen(v.clone(), &game.start).map_err(|e| format!("bad FEN: {e}"))?;
     let mut last = 0;
     for (i, ply) in game.plies.iter().enumerate() {
-        if !check_score(ply.score) {
-            return Err(format!("score {} beyond the format's range", ply.score));
+        if !check_score(ply.score) || (ply.train && ply.score.abs() > MAX_CP) {
+            return Err(format!(
+                "score {} beyond the format's range{}",
+                ply.score,
+                if ply.train {
+                    " for a training position"
+                } else {
+                    ""
+                }
+            ));
         }
         let (pair, extra) = match ply.mv {
             Some(m) => encode_move(&mut pos, m)?,
