@@ -391,3 +391,19 @@ fn read_speed() {
         }
     }
 }
+
+/// The text path reads each FEN once, in the loader: a bad one is
+/// reported with its file and line, like any bad line.
+#[test]
+fn a_text_file_bad_fen_is_reported_with_its_line() {
+    let v = VariantSet::builtin().compile("chess").expect("chess");
+    let file = temp("bad-fen.txt");
+    let good = "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1 | 12 | 1.0";
+    std::fs::write(&file, format!("# c\n{good}\n8/8 w - - 0 1 | 1 | 1.0\n")).expect("write");
+    let e = load(&file, &v).expect_err("bad FEN").to_string();
+    assert!(e.starts_with(&format!("{file}:3: bad FEN")), "{e}");
+    std::fs::write(&file, format!("{good}\n")).expect("write");
+    let fen = "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1".to_string();
+    assert_eq!(load(&file, &v), Ok(vec![(fen, 12, 1.0)]));
+    let _ = std::fs::remove_file(&file);
+}
