@@ -84,8 +84,12 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--threads",
             "--seed",
             "--openings",
+            "--format",
         ],
     ),
+    (&["data"], &[]),
+    (&["data", "convert"], &["--out", "--variant", "--format"]),
+    (&["data", "stats"], &["--variant"]),
     (
         &["tune"],
         &[
@@ -174,8 +178,9 @@ fn the_table_lists_every_command_and_option() {
         }
         seen += 1;
     }
-    // `pgn check` and `pgn stats` are the commands under another.
-    assert_eq!(seen + 2, COMMANDS.len());
+    // `pgn check`, `pgn stats`, `data convert` and `data stats` are the
+    // commands under another.
+    assert_eq!(seen + 4, COMMANDS.len());
 }
 
 #[test]

@@ -3,13 +3,15 @@
 //! files, with the parameter and network files they name).
 
 use super::{CommandResult, compile, text};
+use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
-use crate::tools::datafile::{self, DataLine, LoadError, Loaded};
+use crate::tools::datafile::{self, DataPosition, LoadError, Loaded};
 use crate::tools::tune::TuneOptions;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, ValueEnum};
 use std::ops::{Bound, Bound::Excluded, Bound::Included, RangeBounds};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Most epochs one `tune` run may ask for.
 const MAX_TUNE_EPOCHS: u64 = 100_000;
@@ -32,27 +34,32 @@ pub(super) fn number_in(
     }
 }
 
-/// The samples and comment lines of datagen files, each line turned into a
-/// sample by `sample`; the first ten bad lines are printed, and the error
-/// ends with `nothing`, what was therefore not done.
+/// The samples and comment lines of datagen files of `v` (either format),
+/// each training position turned into a sample by `sample`; the first ten
+/// bad lines are printed, and the error ends with `nothing`, what was
+/// therefore not done.
 pub(super) fn load_data<T: Send>(
     files: &[String],
+    v: &Arc<Variant>,
     nothing: &str,
-    sample: impl Fn(DataLine) -> Result<T, String> + Sync + Send,
+    sample: impl Fn(DataPosition) -> Result<T, String> + Sync + Send,
 ) -> Result<Loaded<T>, String> {
-    load_data_with(files, nothing, || (), |_, line| sample(line))
+    load_data_with(files, v, nothing, || (), |_, line| sample(line))
 }
 
 /// [`load_data`] with a working state per thread (see
 /// [`datafile::load_with`]).
 pub(super) fn load_data_with<S, T: Send>(
     files: &[String],
+    v: &Arc<Variant>,
     nothing: &str,
     init: impl Fn() -> S + Sync + Send,
-    sample: impl Fn(&mut S, DataLine) -> Result<T, String> + Sync + Send,
+    sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
 ) -> Result<Loaded<T>, String> {
-    datafile::load_with(files, init, sample).map_err(|e| {
-        if let LoadError::BadLines { errors, .. } = &e {
+    datafile::load_with(files, v, init, sample).map_err(|e| {
+        if let LoadError::Bad { errors, .. } = &e
+            && errors.len() > 1
+        {
             for line in errors.iter().take(10) {
                 eprintln!("error: {line}");
             }
@@ -133,8 +140,8 @@ impl Tune {
             Start::Defaults => crate::engine::eval::default_weights(&v, eval),
         };
         let started = std::time::Instant::now();
-        let loaded = load_data(files, "nothing tuned", |line| {
-            crate::tools::tune::sample(&v, eval, line)
+        let loaded = load_data(files, &v, "nothing tuned", |line| {
+            crate::tools::tune::sample(eval, line)
         })?;
         let (samples, provenance) = (loaded.samples, loaded.comments);
         if samples.is_empty() {

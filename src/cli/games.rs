@@ -546,6 +546,9 @@ pub struct Datagen {
     /// The data file (appended to)
     #[arg(long, value_name = "FILE")]
     out: String,
+    /// The data format (default: binary for a FILE ending in .bin, else text)
+    #[arg(long, value_enum)]
+    format: Option<super::data::FormatArg>,
     #[command(flatten)]
     threads: Threads,
     /// Seed of the openings' random plies
@@ -592,12 +595,16 @@ impl Datagen {
                 )
             }
         };
+        let format = super::data::format_of(self.format, out);
+        let new_file = super::data::check_appendable(out, &v, format)?;
         let opts = crate::tools::datagen::DatagenOptions {
             games,
             limits,
             threads: self.threads.threads,
             seed: self.seed,
             openings,
+            format,
+            new_file,
         };
         let mut file = std::fs::OpenOptions::new()
             .create(true)

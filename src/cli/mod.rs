@@ -1,7 +1,7 @@
 //! The command line: `amalgam` with no command speaks UCI or XBoard on
 //! standard input; `amalgam COMMAND ...` runs one of the tools (perft,
 //! bench, go, epd, selfplay, openings, match, pgn check, pgn stats, datagen,
-//! tune, train, pictures, check, variants). The options are declared with `clap`, which
+//! data, tune, train, pictures, check, variants). The options are declared with `clap`, which
 //! gives every command its `--help` and one form for usage errors (exit
 //! status 2); the commands themselves are thin calls into the layers below.
 //!
@@ -9,7 +9,9 @@
 //! - [`games`]: selfplay, openings, match, pgn check, pgn stats, datagen
 //! - [`files`]: tune, pictures, check, variants
 //! - [`train`]: train, the network trainer
+//! - [`data`]: data convert, data stats
 
+mod data;
 mod files;
 mod games;
 mod search;
@@ -73,6 +75,7 @@ enum Command {
     Match(Box<games::Match>),
     Pgn(games::Pgn),
     Datagen(games::Datagen),
+    Data(data::Data),
     Tune(files::Tune),
     Train(train::Train),
     Pictures(files::Pictures),
@@ -249,6 +252,7 @@ fn dispatch(cli: Cli, args: &[OsString]) -> CommandResult {
         Command::Match(a) => a.run(set),
         Command::Pgn(a) => a.run(&set),
         Command::Datagen(a) => a.run(&set),
+        Command::Data(a) => a.run(&set),
         Command::Tune(a) => a.run(&set, words.get(1..).unwrap_or_default()),
         Command::Train(a) => a.run(&set, args),
         Command::Pictures(a) => a.run(&set),

@@ -189,7 +189,7 @@ fn print_report(r: &Report) {
 /// first ten).
 fn error_text(e: TrainError) -> String {
     match e {
-        TrainError::Data(LoadError::BadLines { ref errors, .. }) => {
+        TrainError::Data(LoadError::Bad { ref errors, .. }) if errors.len() > 1 => {
             for line in errors.iter().take(10) {
                 eprintln!("error: {line}");
             }

@@ -2,21 +2,25 @@
 //! number of nodes (or depth) per move, each quiet position written with
 //! the search's score and the game's result, for fitting an evaluation.
 //!
-//! One position a line, appended to the output file:
+//! Two formats (see [`crate::tools::datafile`]): text, one position a line
+//! appended to the output file,
 //!
 //! ```text
 //! FEN | SCORE | RESULT
 //! ```
 //!
+//! or binary, a record per game: its start position and every move with
+//! the search's score, the quiet positions flagged as training positions.
 //! SCORE is the search's score in centipawns from White's side, RESULT the
 //! game's result from White's side: `1.0`, `0.5` or `0.0`. A position is
 //! kept when the side to move is not in check, the move the search chose is
 //! neither a capture nor a promotion, and the score is no mate and within
 //! plus or minus 2,000. Games start from the opening suite given, else the
 //! variant's shipped suite (either followed by a few random plies), else
-//! random plies. Lines starting with `#` are
-//! comments (each run writes one with its settings). The reader is
-//! [`crate::tools::datafile`].
+//! random plies. Each run writes its settings as a comment (a `#` line, or
+//! the binary header's provenance or a comment record). Each game is
+//! written in one write, so an interrupted run leaves at most its last
+//! game cut short.
 
 use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, Searcher, Value};
@@ -24,6 +28,8 @@ use crate::rules::board::Position;
 use crate::rules::game::{Outcome, outcome};
 use crate::rules::types::{Color, MoveKind};
 use crate::rules::variant::Variant;
+use crate::tools::datafile::Format;
+use crate::tools::datafile::binary::{self, Game, MATE_BLACK, MATE_WHITE, MAX_CP, Ply};
 use crate::tools::openings::{self, Opening, random_opening};
 use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move};
 use crate::util::rng::Rng;
@@ -37,10 +43,11 @@ use std::time::Instant;
 /// and pull the fit toward the sigmoid's flat ends).
 const MAX_SCORE: i32 = 2_000;
 
-/// One kept position: FEN and score from White's side.
-struct Sample {
-    fen: String,
-    white_score: i32,
+/// A game played: every move with its score, the training positions
+/// flagged, and the FEN of each training position (for the text format).
+struct Played {
+    game: Game,
+    fens: Vec<String>,
 }
 
 /// What a run is asked for.
@@ -52,6 +59,10 @@ pub struct DatagenOptions {
     /// Openings to start from (else the variant's shipped suite, else
     /// random plies).
     pub openings: Option<Vec<Opening>>,
+    /// The format written.
+    pub format: Format,
+    /// A binary file to be started (with its header), not appended to.
+    pub new_file: bool,
 }
 
 /// Totals of a run.
@@ -87,19 +98,29 @@ fn opening(variant: &Arc<Variant>, suite: &[Opening], rng: &mut Rng) -> Result<P
     Ok(pos)
 }
 
-/// Play one game; its kept positions and its result (White's points).
+/// A search value as White's score, as the binary format stores it.
+fn white_score(value: Value, side: Color) -> i32 {
+    let ours = match value {
+        Value::Cp(cp) => cp.clamp(-MAX_CP, MAX_CP),
+        Value::Mate(n) if n > 0 => MATE_WHITE,
+        Value::Mate(_) => MATE_BLACK,
+    };
+    if side == Color::White { ours } else { -ours }
+}
+
+/// Play one game.
 fn play(
     variant: &Arc<Variant>,
     eval: &Evaluator,
     suite: &[Opening],
     limits: &Limits,
     seed: u64,
-) -> Result<(Vec<Sample>, f64), String> {
+) -> Result<Played, String> {
     let mut rng = Rng::new(seed);
     let mut pos = opening(variant, suite, &mut rng)?;
     let mut searcher = Searcher::new(8);
-    let mut samples = Vec::new();
-    let mut plies = 0;
+    let start = pos.to_fen();
+    let (mut plies, mut fens) = (Vec::new(), Vec::new());
     let result = loop {
         if let Some((o, _)) = outcome(&mut pos) {
             break match o {
@@ -108,35 +129,56 @@ fn play(
                 Outcome::Draw => 0.5,
             };
         }
-        if plies >= MAX_PLIES {
+        if plies.len() >= MAX_PLIES {
             break 0.5;
         }
         let (m, value) = game_move(&mut pos, eval, limits, &mut searcher)?;
         let capture = pos.cell(m.to()).is_piece() || m.kind() == MoveKind::EnPassant;
         let promotion = matches!(m.kind(), MoveKind::Promotion | MoveKind::PairPromotion);
-        if let Value::Cp(cp) = value
+        let train = matches!(value, Value::Cp(cp) if cp.abs() <= MAX_SCORE)
             && !capture
             && !promotion
-            && cp.abs() <= MAX_SCORE
-            && !pos.in_check()
-        {
-            let white_score = if pos.side_to_move() == Color::White {
-                cp
-            } else {
-                -cp
-            };
-            samples.push(Sample {
-                fen: pos.to_fen(),
-                white_score,
-            });
+            && !pos.in_check();
+        if train {
+            fens.push(pos.to_fen());
         }
+        plies.push(Ply {
+            mv: Some(m),
+            score: white_score(value, pos.side_to_move()),
+            train,
+        });
         pos.make(m);
-        plies += 1;
     };
-    Ok((samples, result))
+    Ok(Played {
+        game: Game {
+            start,
+            plies,
+            result,
+        },
+        fens,
+    })
 }
 
-/// The games' text written in game order whatever order they finish in,
+/// A game's bytes in `format`: its training positions' lines, or its
+/// record.
+fn game_bytes(variant: &Arc<Variant>, played: &Played, format: Format) -> Result<Vec<u8>, String> {
+    match format {
+        Format::Binary => binary::encode_game(variant, &played.game),
+        Format::Text => {
+            let mut text = String::new();
+            let kept = played.game.plies.iter().filter(|p| p.train);
+            for (fen, ply) in played.fens.iter().zip(kept) {
+                text.push_str(&format!(
+                    "{fen} | {} | {:.1}\n",
+                    ply.score, played.game.result
+                ));
+            }
+            Ok(text.into_bytes())
+        }
+    }
+}
+
+/// The games' bytes written in game order whatever order they finish in,
 /// so that a seed gives the same file with any number of threads: a game
 /// that finishes early waits until every game before it is written.
 struct InOrder<'a> {
@@ -145,7 +187,7 @@ struct InOrder<'a> {
     next: usize,
     /// Finished games waiting for an earlier one; `None` for a game that
     /// failed (nothing to write).
-    waiting: BTreeMap<usize, Option<String>>,
+    waiting: BTreeMap<usize, Option<Vec<u8>>>,
 }
 
 impl<'a> InOrder<'a> {
@@ -157,14 +199,14 @@ impl<'a> InOrder<'a> {
         }
     }
 
-    /// Game `g` finished with `text`: write it and the games waiting on it
-    /// that can now follow.
-    fn finished(&mut self, g: usize, text: Option<String>) -> std::io::Result<()> {
-        self.waiting.insert(g, text);
-        while let Some(text) = self.waiting.remove(&self.next) {
+    /// Game `g` finished with `bytes`: write it (in one write) and the
+    /// games waiting on it that can now follow.
+    fn finished(&mut self, g: usize, bytes: Option<Vec<u8>>) -> std::io::Result<()> {
+        self.waiting.insert(g, bytes);
+        while let Some(bytes) = self.waiting.remove(&self.next) {
             self.next += 1;
-            if let Some(text) = text {
-                self.out.write_all(text.as_bytes())?;
+            if let Some(bytes) = bytes {
+                self.out.write_all(&bytes)?;
                 self.out.flush()?;
             }
         }
@@ -204,9 +246,8 @@ pub fn run(
     let start = Instant::now();
     {
         let mut w = out.lock().map_err(|_| "output lock")?;
-        writeln!(
-            w.out,
-            "# amalgam datagen {}: {} games, seed {}, {}",
+        let settings = format!(
+            "amalgam datagen {}: {} games, seed {}, {}",
             variant.name,
             opts.games,
             opts.seed,
@@ -215,8 +256,13 @@ pub fn run(
                 (_, Some(d)) => format!("depth {d}"),
                 _ => "no limit".to_string(),
             }
-        )
-        .map_err(|e| e.to_string())?;
+        );
+        let bytes = match opts.format {
+            Format::Text => format!("# {settings}\n").into_bytes(),
+            Format::Binary if opts.new_file => binary::Header::new(variant, &settings).to_bytes(),
+            Format::Binary => binary::comment_record(&settings)?,
+        };
+        w.out.write_all(&bytes).map_err(|e| e.to_string())?;
     }
     let record = |e: String| {
         if let Ok(mut v) = errors.lock() {
@@ -225,26 +271,25 @@ pub fn run(
     };
     let one_game = |g: usize| {
         let seed = opts.seed.wrapping_mul(0x9E37_79B9).wrapping_add(g as u64);
-        let text = match play(variant, eval, suite, &opts.limits, seed) {
+        let bytes = match play(variant, eval, suite, &opts.limits, seed)
+            .and_then(|played| Ok((game_bytes(variant, &played, opts.format)?, played)))
+        {
             Err(e) => {
                 record(e);
                 None
             }
-            Ok((samples, result)) => {
+            Ok((bytes, played)) => {
+                let kept = played.fens.len();
                 let n = games.fetch_add(1, Ordering::Relaxed) + 1;
-                let p = positions.fetch_add(samples.len(), Ordering::Relaxed) + samples.len();
+                let p = positions.fetch_add(kept, Ordering::Relaxed) + kept;
                 progress(n, p, start.elapsed().as_secs_f64());
-                let mut text = String::new();
-                for s in &samples {
-                    text.push_str(&format!("{} | {} | {:.1}\n", s.fen, s.white_score, result));
-                }
-                Some(text)
+                Some(bytes)
             }
         };
         match out.lock() {
             Err(_) => record("output lock".to_string()),
             Ok(mut w) => {
-                if let Err(e) = w.finished(g, text) {
+                if let Err(e) = w.finished(g, bytes) {
                     record(e.to_string());
                 }
             }
@@ -311,6 +356,8 @@ mod tests {
                 threads: 2,
                 seed: 7,
                 openings: None,
+                format: Format::Text,
+                new_file: true,
             };
             let mut buf: Vec<u8> = Vec::new();
             let summary = run(&v, &eval, &opts, &mut buf, &|_, _, _| {}).expect("run");

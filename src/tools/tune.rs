@@ -16,12 +16,9 @@
 //! so the thread count does not change a bit of the result.
 
 use crate::engine::eval::{EvalParams, EvalTables, Score, Trace, trace};
-use crate::rules::board::Position;
-use crate::rules::variant::Variant;
-use crate::tools::datafile::DataLine;
+use crate::tools::datafile::DataPosition;
 use crate::util::rng::Rng;
 use rayon::prelude::*;
-use std::sync::Arc;
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -33,11 +30,10 @@ pub struct Sample {
     pub score: f64,
 }
 
-/// A data line's position traced with the variant's evaluation tables.
-pub fn sample(variant: &Arc<Variant>, eval: &EvalTables, line: DataLine) -> Result<Sample, String> {
-    let pos = Position::from_fen(variant.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
+/// A data file's position traced with the variant's evaluation tables.
+pub fn sample(eval: &EvalTables, line: DataPosition) -> Result<Sample, String> {
     Ok(Sample {
-        trace: trace(eval, &pos),
+        trace: trace(eval, line.pos),
         result: line.result,
         score: f64::from(line.score),
     })

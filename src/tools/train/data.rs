@@ -1,7 +1,7 @@
 //! The trainer's positions: each one's two sorted feature lists (the side
-//! to move's perspective first), its score and result from the side to
-//! move's side and its FEN, packed into one array of features and one of
-//! text; and the seeded split into training and validation positions.
+//! to move's perspective first) and its score and result from the side to
+//! move's side, packed into one array of features; and the seeded split
+//! into training and validation positions.
 
 use crate::util::rng::Rng;
 
@@ -19,9 +19,6 @@ pub struct Sample {
     /// The hand-written evaluation's static score in centipawns, the
     /// measure a network must beat.
     pub baseline: f32,
-    /// The position as its data line gave it (the quantised network
-    /// evaluates the position itself, as the engine does).
-    pub fen: String,
 }
 
 /// Where one position's features lie in [`Samples::features`].
@@ -33,8 +30,6 @@ struct Entry {
     score: f32,
     result: f32,
     baseline: f32,
-    /// Where its FEN lies in [`Samples::fens`].
-    fen: (usize, usize),
 }
 
 /// A position's view into [`Samples`].
@@ -45,7 +40,6 @@ pub struct SampleRef<'a> {
     pub score: f32,
     pub result: f32,
     pub baseline: f32,
-    pub fen: &'a str,
 }
 
 /// Every position, its features in one array (a vector a position would
@@ -53,7 +47,6 @@ pub struct SampleRef<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Samples {
     features: Vec<u32>,
-    fens: String,
     entries: Vec<Entry>,
 }
 
@@ -61,15 +54,11 @@ impl Samples {
     /// Pack the positions.
     pub fn new(samples: Vec<Sample>) -> Samples {
         let total = samples.iter().map(|s| s.us.len() + s.them.len()).sum();
-        let text = samples.iter().map(|s| s.fen.len()).sum();
         let mut packed = Samples {
             features: Vec::with_capacity(total),
-            fens: String::with_capacity(text),
             entries: Vec::with_capacity(samples.len()),
         };
         for s in samples {
-            let fen = packed.fens.len();
-            packed.fens.push_str(&s.fen);
             packed.entries.push(Entry {
                 start: packed.features.len(),
                 us: s.us.len() as u16,
@@ -77,7 +66,6 @@ impl Samples {
                 score: s.score,
                 result: s.result,
                 baseline: s.baseline,
-                fen: (fen, packed.fens.len()),
             });
             packed.features.extend_from_slice(&s.us);
             packed.features.extend_from_slice(&s.them);
@@ -108,7 +96,6 @@ impl Samples {
             score: e.score,
             result: e.result,
             baseline: e.baseline,
-            fen: &self.fens[e.fen.0..e.fen.1],
         }
     }
 }

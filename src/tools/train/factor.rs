@@ -101,7 +101,6 @@ mod tests {
                 score: 0.0,
                 result: 0.5,
                 baseline: 0.0,
-                fen: String::new(),
             }]);
             let factored = Samples::new(vec![Sample {
                 us: ext.0,
@@ -109,7 +108,6 @@ mod tests {
                 score: 0.0,
                 result: 0.5,
                 baseline: 0.0,
-                fen: String::new(),
             }]);
             let (a, b) = (model.output(&factored.get(0)), folded.output(&plain.get(0)));
             assert!((a - b).abs() < 1e-5, "{a} {b}");

@@ -256,7 +256,6 @@ mod tests {
                         score,
                         result: 0.5,
                         baseline: 0.0,
-                        fen: String::new(),
                     }
                 })
                 .collect(),

@@ -8,10 +8,9 @@ use super::error::TrainError;
 use super::factor::Factoriser;
 use crate::engine::eval::nnue::Layout;
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
-use crate::rules::board::Position;
 use crate::rules::types::Color;
 use crate::rules::variant::Variant;
-use crate::tools::datafile::{self, DataLine};
+use crate::tools::datafile::{self, DataPosition};
 use std::sync::Arc;
 
 /// The data files of a run, read in order.
@@ -63,9 +62,12 @@ impl DataFiles {
     /// Every position of the files (on the current thread pool); a file
     /// that cannot be read or has a bad line ends the reading.
     pub fn load(&self, reader: &Reader) -> Result<Loaded, TrainError> {
-        let loaded = datafile::load_with(&self.files, Baseline::new, |baseline, line| {
-            reader.sample(baseline, line)
-        })
+        let loaded = datafile::load_with(
+            &self.files,
+            reader.variant,
+            Baseline::new,
+            |baseline, line| reader.sample(baseline, line),
+        )
         .map_err(TrainError::Data)?;
         if loaded.samples.is_empty() {
             return Err(TrainError::NoPositions);
@@ -78,14 +80,13 @@ impl DataFiles {
 }
 
 impl Reader<'_> {
-    /// A data line's position as the trainer sees it.
-    pub fn sample(&self, baseline: &mut Baseline, line: DataLine) -> Result<Sample, String> {
-        let pos = Position::from_fen(self.variant.clone(), line.fen)
-            .map_err(|e| format!("bad FEN: {e}"))?;
+    /// A data file's position as the trainer sees it.
+    pub fn sample(&self, baseline: &mut Baseline, line: DataPosition) -> Result<Sample, String> {
+        let pos = line.pos;
         let stm = pos.side_to_move();
         let (mut us, mut them) = (Vec::new(), Vec::new());
-        self.layout.active(&pos, stm, &mut us);
-        self.layout.active(&pos, stm.flip(), &mut them);
+        self.layout.active(pos, stm, &mut us);
+        self.layout.active(pos, stm.flip(), &mut them);
         us.sort_unstable();
         them.sort_unstable();
         if let Some(fz) = self.factoriser {
@@ -107,8 +108,7 @@ impl Reader<'_> {
             them,
             score: score as f32,
             result: result as f32,
-            baseline: evaluate(self.tables, &pos, &mut baseline.pawns) as f32,
-            fen: line.fen.to_string(),
+            baseline: evaluate(self.tables, pos, &mut baseline.pawns) as f32,
         })
     }
 }
@@ -116,8 +116,8 @@ impl Reader<'_> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::rules::board::Position;
     use crate::rules::variant_set::VariantSet;
-    use crate::tools::datafile::parse_line;
 
     /// `f` given a reader of chess lines (without the factoriser).
     pub(in super::super) fn with_chess_reader<R>(f: impl FnOnce(&Reader) -> R) -> R {
@@ -140,9 +140,19 @@ pub(super) mod tests {
         let layout = reader.layout;
         let mut hce = Baseline::new();
         let fen = "4k3/8/8/8/8/8/3P4/4K3";
-        let mut read = |text: &str| reader.sample(&mut hce, parse_line(text).expect("line"));
-        let white = read(&format!("{fen} w - - 0 1 | 120 | 1.0")).expect("sample");
-        let black = read(&format!("{fen} b - - 0 1 | 120 | 1.0")).expect("sample");
+        let at =
+            |side| Position::from_fen(reader.variant.clone(), &format!("{fen} {side} - - 0 1"));
+        let (w, b) = (at("w").expect("fen"), at("b").expect("fen"));
+        let mut read = |pos| {
+            let line = DataPosition {
+                pos,
+                score: 120,
+                result: 1.0,
+            };
+            reader.sample(&mut hce, line)
+        };
+        let white = read(&w).expect("sample");
+        let black = read(&b).expect("sample");
         // The hand-written score is the side to move's: a pawn up for White.
         assert!(white.baseline > 50.0, "{}", white.baseline);
         assert!(black.baseline < -50.0, "{}", black.baseline);
@@ -153,18 +163,14 @@ pub(super) mod tests {
         assert_eq!(white.them, black.us);
         assert_ne!(white.us, white.them);
         assert!(white.us.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(black.fen, format!("{fen} b - - 0 1"));
-        let bad = read("8/8 w - - 0 1 | 1 | 1.0");
-        assert!(bad.is_err_and(|e| e.starts_with("bad FEN")));
 
         let packed = Samples::new(vec![white.clone(), black.clone()]);
         assert_eq!(packed.len(), 2);
         let p = packed.get(1);
         assert_eq!(
-            (p.us, p.them, p.score, p.fen),
-            (&black.us[..], &black.them[..], -120.0, &black.fen[..])
+            (p.us, p.them, p.score),
+            (&black.us[..], &black.them[..], -120.0)
         );
-        assert_eq!(packed.get(0).fen, white.fen);
         assert!(packed.feature_bound() <= layout.inputs());
     }
 }

@@ -312,7 +312,6 @@ mod tests {
                 score: 150.0,
                 result: 1.0,
                 baseline: 0.0,
-                fen: String::new(),
             },
             Sample {
                 us: vec![2, 4],
@@ -320,7 +319,6 @@ mod tests {
                 score: -80.0,
                 result: 0.5,
                 baseline: 0.0,
-                fen: String::new(),
             },
         ])
     }

@@ -8,9 +8,6 @@ use super::data::Samples;
 use super::fit::mean_squared_error;
 use super::model::{Model, SCALE, sigmoid, target};
 use crate::engine::eval::nnue::{Layout, Net, Network};
-use crate::rules::board::Position;
-use crate::rules::variant::Variant;
-use std::sync::Arc;
 
 /// Accumulator quantisation: a float 1.0 is 255.
 pub const QA: i32 = 255;
@@ -72,25 +69,20 @@ pub fn quantise(model: &Model, layout: &Layout) -> Quantised {
 }
 
 /// The quantised network's mean squared error on the positions `idx`: each
-/// position (of `variant`) evaluated by [`Net::evaluate`], in centipawns,
+/// position's real features (the factoriser's virtual ones, which lie above
+/// them, left out) evaluated by [`Net::evaluate_features`], in centipawns,
 /// against the same target as in training.
-pub fn quantised_loss(
-    net: &Net,
-    variant: &Arc<Variant>,
-    samples: &Samples,
-    idx: &[u32],
-    lambda: f32,
-) -> f64 {
+pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
     let scale = net.network().scale as f32;
+    let inputs = net.layout().inputs();
+    let real = |features: &[u32]| features.partition_point(|&f| (f as usize) < inputs);
     mean_squared_error(
         samples,
         idx,
         || (),
-        |_, s| match Position::from_fen(variant.clone(), s.fen) {
-            Ok(pos) => sigmoid(net.evaluate(&pos) as f32 / scale) - target(s, lambda, scale),
-            // The FEN was read as this variant's when the data were: a
-            // failure here would show as a loss that is no number.
-            Err(_) => f32::NAN,
+        |_, s| {
+            let (us, them) = (&s.us[..real(s.us)], &s.them[..real(s.them)]);
+            sigmoid(net.evaluate_features(us, them) as f32 / scale) - target(s, lambda, scale)
         },
     )
 }
@@ -101,7 +93,8 @@ mod tests {
     use super::super::loader::{Baseline, Reader};
     use super::*;
     use crate::engine::eval::nnue::Activation;
-    use crate::tools::datafile::parse_line;
+    use crate::rules::board::Position;
+    use crate::tools::datafile::DataPosition;
 
     /// The integer network's evaluation is the float network's, within the
     /// rounding of its weights, for both activations; weights too large for
@@ -113,15 +106,25 @@ mod tests {
 
     fn quantised_as_float(reader: &Reader) {
         let (v, layout) = (reader.variant, reader.layout);
-        let lines = [
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 30 | 0.5",
-            "4k3/8/8/3q4/8/8/3P4/4K3 w - - 0 1 | -600 | 0.0",
-        ];
+        let positions: Vec<Position> = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "4k3/8/8/3q4/8/8/3P4/4K3 w - - 0 1",
+        ]
+        .iter()
+        .map(|fen| Position::from_fen(v.clone(), fen).expect("fen"))
+        .collect();
         let mut baseline = Baseline::new();
         let samples = Samples::new(
-            lines
+            positions
                 .iter()
-                .map(|l| reader.sample(&mut baseline, parse_line(l).expect("line")))
+                .map(|pos| {
+                    let line = DataPosition {
+                        pos,
+                        score: 30,
+                        result: 0.5,
+                    };
+                    reader.sample(&mut baseline, line)
+                })
                 .collect::<Result<_, _>>()
                 .expect("samples"),
         );
@@ -135,8 +138,8 @@ mod tests {
             for i in 0..samples.len() {
                 let s = samples.get(i);
                 let float = 400.0 * model.output(&s);
-                let pos = Position::from_fen(v.clone(), s.fen).expect("fen");
-                let int = net.evaluate(&pos) as f32;
+                let int = net.evaluate(&positions[i]) as f32;
+                assert_eq!(net.evaluate_features(s.us, s.them), int as i32);
                 // Each weight is rounded by up to half a step (1/510 for the
                 // feature weights, 1/2048 for the output weights): a few
                 // centipawns over 32 hidden values.
@@ -146,7 +149,7 @@ mod tests {
                     "{activation:?}: {float} vs {int}"
                 );
             }
-            let loss = quantised_loss(&net, v, &samples, &[0, 1], 0.5);
+            let loss = quantised_loss(&net, &samples, &[0, 1], 0.5);
             assert!(loss.is_finite() && loss > 0.0, "{loss}");
             model.weights[3] = 200.0;
             model.weights[shape.output_weights()] = -600.0;

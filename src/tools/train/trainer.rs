@@ -147,7 +147,7 @@ impl Trainer {
         let q = quantise(&trained.model, layout);
         let net = Net::new(layout.clone(), q.net, &settings.out).map_err(TrainError::NetRefused)?;
         let quantised = (!validation.is_empty())
-            .then(|| quantised_loss(&net, &self.variant, samples, &validation, settings.lambda));
+            .then(|| quantised_loss(&net, samples, &validation, settings.lambda));
         let mut report = Report {
             variant: self.variant.name.clone(),
             architecture: arch,

@@ -115,9 +115,15 @@ impl Net {
         acc: &mut [i16],
         scratch: &mut Vec<u32>,
     ) {
-        acc.copy_from_slice(&self.network.feature_bias);
         self.layout.active(pos, perspective, scratch);
-        for chunk in scratch.chunks(8) {
+        self.accumulate(scratch, acc);
+    }
+
+    /// Set `acc` to the bias plus the rows of `features` (each below the
+    /// layout's input count).
+    pub fn accumulate(&self, features: &[u32], acc: &mut [i16]) {
+        acc.copy_from_slice(&self.network.feature_bias);
+        for chunk in features.chunks(8) {
             let mut rows = arrayvec::ArrayVec::<&[i16], 8>::new();
             rows.extend(chunk.iter().map(|&f| self.row(f as usize)));
             self.kernel.apply(acc, &rows, &[]);
@@ -152,16 +158,21 @@ impl Net {
 
     /// The score of `pos` for the side to move, computed from scratch.
     pub fn evaluate(&self, pos: &Position) -> i32 {
+        let stm = pos.side_to_move();
+        let (mut us, mut them) = (Vec::new(), Vec::new());
+        self.layout.active(pos, stm, &mut us);
+        self.layout.active(pos, stm.flip(), &mut them);
+        self.evaluate_features(&us, &them)
+    }
+
+    /// The score for the side to move, from scratch, of the active
+    /// features of its perspective (`us`) and the other side's (`them`).
+    pub fn evaluate_features(&self, us: &[u32], them: &[u32]) -> i32 {
         let h = self.hidden();
-        let mut white = vec![0i16; h];
-        let mut black = vec![0i16; h];
-        let mut scratch = Vec::new();
-        self.refresh(pos, Color::White, &mut white, &mut scratch);
-        self.refresh(pos, Color::Black, &mut black, &mut scratch);
-        match pos.side_to_move() {
-            Color::White => self.output(&white, &black),
-            Color::Black => self.output(&black, &white),
-        }
+        let (mut ours, mut theirs) = (vec![0i16; h], vec![0i16; h]);
+        self.accumulate(us, &mut ours);
+        self.accumulate(them, &mut theirs);
+        self.output(&ours, &theirs)
     }
 }
 

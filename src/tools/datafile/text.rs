@@ -1,28 +1,12 @@
-//! Reading the training data that [`crate::tools::datagen`] writes, for every
-//! tool that fits an evaluation to it (`tune`, `train`): one line's fields,
-//! a file's lines turned into samples in parallel with every bad line
-//! reported with file and line number, and the files' `#` comment lines
-//! kept for the provenance of what is fitted.
+//! The text data format, one position a line, `FEN | SCORE | RESULT`:
+//! one line's fields, and a file's lines turned into samples in parallel
+//! with every bad line reported with file and line number.
 
-use crate::util::textfile::{self, ReadError};
+use super::{DataError, Place};
 use rayon::prelude::*;
 
 /// Scores beyond this are refused as no search score.
 pub const MAX_SCORE: i32 = 100_000;
-
-/// A data line that cannot be used, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DataError {
-    pub file: String,
-    pub line: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for DataError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
-    }
-}
 
 /// The fields of one data line, all from White's side.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -90,7 +74,7 @@ pub fn read_data_with<S, T: Send>(
                 .and_then(|line| sample(state, line))
                 .map_err(|message| DataError {
                     file: file.to_string(),
-                    line: n,
+                    at: Place::Line(n),
                     message,
                 })
         })
@@ -108,72 +92,6 @@ pub fn read_data_with<S, T: Send>(
     } else {
         Err(errors)
     }
-}
-
-/// Why data files were not read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LoadError {
-    /// A file that cannot be read.
-    Read { file: String, error: ReadError },
-    /// A file with bad lines: every one of them, in order.
-    BadLines {
-        file: String,
-        errors: Vec<DataError>,
-    },
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoadError::Read { file, error } => write!(f, "{file}: {error}"),
-            LoadError::BadLines { file, errors } => {
-                write!(f, "{file}: {} bad line(s)", errors.len())
-            }
-        }
-    }
-}
-
-/// The samples of several data files, and their comment lines.
-pub struct Loaded<T> {
-    pub samples: Vec<T>,
-    /// Up to 20 `#` lines of each file, as `FILE: text`.
-    pub comments: Vec<String>,
-}
-
-/// Read the data files in order (each at most
-/// [`textfile::MAX_TRAINING_BYTES`]); the first file that cannot be read or
-/// has a bad line ends the reading. Each thread lends `sample` a working
-/// state made by `init`, as in [`read_data_with`].
-pub fn load_with<S, T: Send>(
-    files: &[String],
-    init: impl Fn() -> S + Sync + Send,
-    sample: impl Fn(&mut S, DataLine) -> Result<T, String> + Sync + Send,
-) -> Result<Loaded<T>, LoadError> {
-    let mut loaded = Loaded {
-        samples: Vec::new(),
-        comments: Vec::new(),
-    };
-    for file in files {
-        let text = textfile::read(file, textfile::MAX_TRAINING_BYTES).map_err(|error| {
-            LoadError::Read {
-                file: file.clone(),
-                error,
-            }
-        })?;
-        loaded.comments.extend(
-            text.lines()
-                .filter(|l| l.starts_with('#'))
-                .take(20)
-                .map(|l| format!("{file}: {}", l.trim_start_matches('#').trim())),
-        );
-        let samples =
-            read_data_with(&text, file, &init, &sample).map_err(|errors| LoadError::BadLines {
-                file: file.clone(),
-                errors,
-            })?;
-        loaded.samples.extend(samples);
-    }
-    Ok(loaded)
 }
 
 #[cfg(test)]
@@ -202,11 +120,14 @@ mod tests {
     fn every_bad_line_is_reported_with_its_number() {
         let text = "# made by hand\nf | 1 | 1.0\n\nf | x | 1.0\nbad\nf | 2 | 0.0\n";
         let errors = read_data(text, "d.txt", |l| Ok(l.score)).expect_err("bad lines");
-        let at: Vec<String> = errors
-            .iter()
-            .map(|e| format!("{}:{}", e.file, e.line))
-            .collect();
-        assert_eq!(at, ["d.txt:4", "d.txt:5"]);
+        let at: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            at,
+            [
+                "d.txt:4: score 'x' is no whole number within 100000",
+                "d.txt:5: expected 'FEN | SCORE | RESULT', found 1 field(s)"
+            ]
+        );
         let good = "# c\nf | 1 | 1.0\n\nf | 2 | 0.0\n";
         assert_eq!(read_data(good, "d.txt", |l| Ok(l.score)), Ok(vec![1, 2]));
         let refused = read_data(good, "d.txt", |l| {

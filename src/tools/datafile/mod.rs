@@ -1,0 +1,306 @@
+//! The training data that [`crate::tools::datagen`] writes, for every tool
+//! that fits an evaluation to it (`tune`, `train`) and for `data`: two
+//! formats, told apart by their first bytes, not by the file's name.
+//!
+//! - [`text`]: one position a line, `FEN | SCORE | RESULT`;
+//! - [`binary`]: whole games, a start position and then each move with its
+//!   score, with a header naming the variant and its layout;
+//! - [`convert`]: from either format to either, and a file's counts.
+//!
+//! The loader gives each training position to the caller as a
+//! [`DataPosition`] (a text line's FEN is read once, a binary game is
+//! replayed), in parallel, with every bad line or the first damaged game
+//! reported with file and line or byte offset, and keeps the files'
+//! comment lines for the provenance of what is fitted.
+
+pub mod binary;
+pub mod convert;
+pub mod text;
+
+pub use text::{DataLine, MAX_SCORE, parse_line, read_data, read_data_with};
+
+use crate::rules::board::Position;
+use crate::rules::variant::Variant;
+use crate::util::textfile::{self, ReadError};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The largest binary data file read: about the positions of a text file
+/// of [`textfile::MAX_TRAINING_BYTES`] (binary files are 8 to 16 times
+/// denser), so that what a file may hold still fits in memory once read.
+pub const MAX_BINARY_BYTES: u64 = textfile::MAX_TRAINING_BYTES / 8;
+
+/// How many comment lines of each file are kept as provenance.
+const COMMENTS_KEPT: usize = 20;
+
+/// The two formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Binary,
+}
+
+impl Format {
+    /// The format a file of this name is written in: binary for a name
+    /// ending in `.bin`, text for any other (as every name was before the
+    /// binary format).
+    pub fn for_path(path: &str) -> Format {
+        if path.to_ascii_lowercase().ends_with(".bin") {
+            Format::Binary
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// A training position as a loader gives it: the position, and the score
+/// and result from White's side.
+#[derive(Clone, Copy)]
+pub struct DataPosition<'a> {
+    pub pos: &'a Position,
+    /// The search's score in centipawns.
+    pub score: i32,
+    /// The game's result: 1, 0.5 or 0.
+    pub result: f64,
+}
+
+/// Where in a file an error is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A text file's line (from 1).
+    Line(usize),
+    /// A binary file's byte offset (from 0).
+    Byte(u64),
+}
+
+/// Data that cannot be used, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataError {
+    pub file: String,
+    pub at: Place,
+    pub message: String,
+}
+
+impl std::fmt::Display for DataError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Place::Line(n) => write!(f, "{}:{n}: {}", self.file, self.message),
+            Place::Byte(n) => write!(f, "{}: byte {n}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl DataError {
+    fn at_byte(file: &str, d: binary::Damage) -> DataError {
+        DataError {
+            file: file.to_string(),
+            at: Place::Byte(d.offset),
+            message: d.message,
+        }
+    }
+}
+
+/// Why data files were not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// A file that cannot be read.
+    Read { file: String, error: ReadError },
+    /// A file with bad data: every bad line of a text file, in order, or
+    /// the first damage of a binary file (a foreign or truncated file).
+    Bad {
+        file: String,
+        errors: Vec<DataError>,
+    },
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Read { file, error } => write!(f, "{file}: {error}"),
+            LoadError::Bad { file, errors } => match errors.as_slice() {
+                [one] => write!(f, "{one}"),
+                _ => write!(f, "{file}: {} bad line(s)", errors.len()),
+            },
+        }
+    }
+}
+
+/// The samples of several data files, and their comment lines.
+pub struct Loaded<T> {
+    pub samples: Vec<T>,
+    /// Up to 20 comment lines of each file, as `FILE: text`.
+    pub comments: Vec<String>,
+}
+
+/// A data file read whole, in its format.
+pub enum DataFile {
+    Text(String),
+    Binary {
+        header: binary::Header,
+        bytes: Vec<u8>,
+        /// Where the records start.
+        start: usize,
+    },
+}
+
+impl DataFile {
+    /// Read `file` (a text file of at most [`textfile::MAX_TRAINING_BYTES`],
+    /// a binary one of at most [`MAX_BINARY_BYTES`]).
+    pub fn read(file: &str) -> Result<DataFile, LoadError> {
+        let read_error = |error| LoadError::Read {
+            file: file.to_string(),
+            error,
+        };
+        let bytes = textfile::read_bytes(file, textfile::MAX_TRAINING_BYTES).map_err(read_error)?;
+        if !binary::is_binary(&bytes) {
+            return String::from_utf8(bytes)
+                .map(DataFile::Text)
+                .map_err(|_| read_error(ReadError::NotText));
+        }
+        if bytes.len() as u64 > MAX_BINARY_BYTES {
+            return Err(read_error(ReadError::TooLarge(MAX_BINARY_BYTES)));
+        }
+        let (header, start) = binary::Header::parse(&bytes).map_err(|d| LoadError::Bad {
+            file: file.to_string(),
+            errors: vec![DataError::at_byte(file, d)],
+        })?;
+        Ok(DataFile::Binary {
+            header,
+            bytes,
+            start,
+        })
+    }
+
+    /// The comment lines: a text file's `#` lines, a binary file's
+    /// provenance and comment records.
+    pub fn comments(&self) -> Vec<String> {
+        match self {
+            DataFile::Text(text) => text
+                .lines()
+                .filter(|l| l.starts_with('#'))
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+                .collect(),
+            DataFile::Binary {
+                header,
+                bytes,
+                start,
+            } => {
+                let (records, _) = binary::records(bytes, *start);
+                header
+                    .provenance
+                    .lines()
+                    .map(str::to_string)
+                    .chain(
+                        records
+                            .iter()
+                            .filter(|r| r.kind == binary::COMMENT)
+                            .flat_map(|r| {
+                                String::from_utf8_lossy(r.body)
+                                    .lines()
+                                    .map(str::to_string)
+                                    .collect::<Vec<_>>()
+                            }),
+                    )
+                    .collect()
+            }
+        }
+    }
+}
+
+/// The training positions of a binary file of `v` turned into samples by
+/// `sample`, game records in parallel; a foreign file, a damaged game or a
+/// truncated last record is an error with its byte offset.
+pub fn read_binary_with<S, T: Send>(
+    bytes: &[u8],
+    file: &str,
+    v: &Arc<Variant>,
+    init: impl Fn() -> S + Sync + Send,
+    sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
+) -> Result<Vec<T>, DataError> {
+    let bad = |d| DataError::at_byte(file, d);
+    let (header, start) = binary::Header::parse(bytes).map_err(bad)?;
+    header.check(v).map_err(|message| DataError {
+        file: file.to_string(),
+        at: Place::Byte(0),
+        message,
+    })?;
+    let (records, damage) = binary::records(bytes, start);
+    if let Some(d) = damage {
+        return Err(bad(d));
+    }
+    let games: Vec<Result<Vec<T>, binary::Damage>> = records
+        .par_iter()
+        .filter(|r| r.kind == binary::GAME)
+        .map_init(&init, |state, r| {
+            let mut out = Vec::new();
+            binary::decode_game(v, r, |pos, ply, result| {
+                if ply.train {
+                    out.push(sample(
+                        state,
+                        DataPosition {
+                            pos,
+                            score: ply.score,
+                            result,
+                        },
+                    )?);
+                }
+                Ok(())
+            })
+            .map(|_| out)
+        })
+        .collect();
+    let mut samples = Vec::new();
+    for g in games {
+        samples.extend(g.map_err(bad)?);
+    }
+    Ok(samples)
+}
+
+/// Read the data files of `v` in order, either format (each at most its
+/// format's size limit); the first file that cannot be read or has bad data
+/// ends the reading. Each thread lends `sample` a working state made by
+/// `init`, as in [`read_data_with`].
+pub fn load_with<S, T: Send>(
+    files: &[String],
+    v: &Arc<Variant>,
+    init: impl Fn() -> S + Sync + Send,
+    sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
+) -> Result<Loaded<T>, LoadError> {
+    let mut loaded = Loaded {
+        samples: Vec::new(),
+        comments: Vec::new(),
+    };
+    for file in files {
+        let data = DataFile::read(file)?;
+        loaded.comments.extend(
+            data.comments()
+                .iter()
+                .take(COMMENTS_KEPT)
+                .map(|l| format!("{file}: {l}")),
+        );
+        let bad = |errors| LoadError::Bad {
+            file: file.clone(),
+            errors,
+        };
+        let samples = match &data {
+            DataFile::Text(text) => read_data_with(text, file, &init, |state, line| {
+                let pos =
+                    Position::from_fen(v.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
+                sample(
+                    state,
+                    DataPosition {
+                        pos: &pos,
+                        score: line.score,
+                        result: line.result,
+                    },
+                )
+            })
+            .map_err(bad)?,
+            DataFile::Binary { bytes, .. } => {
+                read_binary_with(bytes, file, v, &init, &sample).map_err(|e| bad(vec![e]))?
+            }
+        };
+        loaded.samples.extend(samples);
+    }
+    Ok(loaded)
+}

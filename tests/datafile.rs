@@ -1,0 +1,409 @@
+//! The binary data format: every move of every variant (the user's too)
+//! decodes to exactly the move played; truncated, damaged and foreign files
+//! are refused with the file and the byte offset, never a panic; `datagen`
+//! to text and to binary from one seed gives the same training samples;
+//! `data convert` and `data stats`.
+
+mod common;
+
+use amalgam::tools::datafile::binary::{self, Game, Ply};
+use amalgam::tools::datafile::{self, DataPosition, LoadError};
+use amalgam::util::rng::Rng;
+use amalgam::{Position, Variant, VariantSet};
+use common::{run_amalgam, run_amalgam_with_errors};
+use std::sync::Arc;
+
+fn variants() -> Vec<Arc<Variant>> {
+    let mut set = VariantSet::builtin();
+    let (names, errors) = set
+        .load_file("tests/data/user-variants.ini")
+        .expect("user variants");
+    assert!(errors.is_empty(), "{errors:?}");
+    ["chess", "combination", "team-mate", "compound"]
+        .into_iter()
+        .map(String::from)
+        .chain(names)
+        .map(|n| set.compile(&n).unwrap_or_else(|e| panic!("{n}: {e:?}")))
+        .collect()
+}
+
+/// A random game of `v` (random legal moves, random scores and flags).
+fn random_game(v: &Arc<Variant>, rng: &mut Rng, plies: usize) -> Game {
+    let mut pos = Position::startpos(v.clone());
+    let start = pos.to_fen();
+    let mut game = Game {
+        start,
+        plies: Vec::new(),
+        result: [0.0, 0.5, 1.0][(rng.next_u64() % 3) as usize],
+    };
+    for _ in 0..plies {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+        game.plies.push(Ply {
+            mv: Some(m),
+            score: (rng.next_u64() % 4001) as i32 - 2000,
+            train: !rng.next_u64().is_multiple_of(3),
+        });
+        pos.make(m);
+    }
+    game
+}
+
+/// The plies a game record decodes to.
+fn decode(v: &Arc<Variant>, record: &[u8]) -> Result<Vec<Ply>, binary::Damage> {
+    let (records, damage) = binary::records(record, 0);
+    if let Some(d) = damage {
+        return Err(d);
+    }
+    let mut plies = Vec::new();
+    binary::decode_game(v, &records[0], |_, ply, _| {
+        plies.push(*ply);
+        Ok(())
+    })?;
+    Ok(plies)
+}
+
+#[test]
+fn every_legal_move_of_every_variant_decodes_to_itself() {
+    let mut rng = Rng::new(11);
+    for v in variants() {
+        let (mut moves, mut extra) = (0, 0);
+        for _ in 0..3 {
+            let game = random_game(&v, &mut rng, 150);
+            let record = binary::encode_game(&v, &game).expect("encode");
+            assert_eq!(decode(&v, &record), Ok(game.plies.clone()), "{}", v.name);
+            // Each position of the game, with every legal move there.
+            let mut pos = Position::from_fen(v.clone(), &game.start).expect("fen");
+            for ply in &game.plies {
+                extra += moves_round_trip(&v, &pos.to_fen());
+                moves += pos.legal_moves().len();
+                pos.make(ply.mv.expect("move"));
+            }
+        }
+        assert!(moves > 1000, "{}: {moves}", v.name);
+        // Stack splits and merges need the extra field; plain moves do not.
+        if v.is_stacking() {
+            assert!(extra > 0, "{}", v.name);
+        } else {
+            assert!(extra < moves / 10, "{}: {extra} of {moves}", v.name);
+        }
+    }
+}
+
+/// Every legal move of `fen` as a one-ply game: each decodes to itself;
+/// how many needed the extra field.
+fn moves_round_trip(v: &Arc<Variant>, fen: &str) -> usize {
+    let mut pos = Position::from_fen(v.clone(), fen).expect("fen");
+    let mut extra = 0;
+    for m in pos.legal_moves() {
+        let one = Game {
+            start: fen.to_string(),
+            plies: vec![Ply {
+                mv: Some(m),
+                score: 0,
+                train: false,
+            }],
+            result: 1.0,
+        };
+        let record = binary::encode_game(v, &one).expect("encode");
+        extra += usize::from(record.len() > 11 + fen.len());
+        assert_eq!(decode(v, &record), Ok(one.plies), "{fen}: {m:?}");
+    }
+    extra
+}
+
+#[test]
+fn promotions_need_the_extra_field_and_decode_exactly() {
+    let v = VariantSet::builtin().compile("chess").expect("chess");
+    // Four promotions of the pawn on a7 (and five king moves).
+    assert_eq!(moves_round_trip(&v, "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"), 4);
+    // Castling both ways, a double step and en passant need none.
+    let fen = "r3k2r/8/8/3pP3/8/8/P7/R3K2R w KQkq d6 0 1";
+    assert_eq!(moves_round_trip(&v, fen), 0);
+    // A training position's score must be no mate.
+    let game = Game {
+        start: fen.to_string(),
+        plies: vec![Ply {
+            mv: None,
+            score: binary::MATE_WHITE,
+            train: true,
+        }],
+        result: 1.0,
+    };
+    let e = binary::encode_game(&v, &game).expect_err("mate");
+    assert!(e.contains("for a training position"), "{e}");
+}
+
+fn temp(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("amalgam-datafile-{}", std::process::id()));
+    // Each test's files have names of their own: the tests share the folder.
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir.join(name).to_string_lossy().into_owned()
+}
+
+fn load(file: &str, v: &Arc<Variant>) -> Result<Vec<(String, i32, f64)>, LoadError> {
+    datafile::load_with(
+        &[file.to_string()],
+        v,
+        || (),
+        |_, p: DataPosition| Ok((p.pos.to_fen(), p.score, p.result)),
+    )
+    .map(|l| l.samples)
+}
+
+/// A binary file of a few random chess games, its bytes and the offset of
+/// each record.
+fn chess_file(v: &Arc<Variant>) -> (Vec<u8>, Vec<usize>) {
+    let mut rng = Rng::new(3);
+    let mut bytes = binary::Header::new(v, "made by a test").to_bytes();
+    let mut offsets = Vec::new();
+    for _ in 0..4 {
+        offsets.push(bytes.len());
+        bytes.extend(binary::encode_game(v, &random_game(v, &mut rng, 40)).expect("encode"));
+    }
+    (bytes, offsets)
+}
+
+#[test]
+fn truncated_damaged_and_foreign_files_are_refused_with_the_byte() {
+    let all = variants();
+    let chess = &all[0];
+    let (bytes, offsets) = chess_file(chess);
+    let file = temp("games.bin");
+    std::fs::write(&file, &bytes).expect("write");
+    assert!(load(&file, chess).expect("whole file").len() > 50);
+    // Cut inside the last record: the error names the file, the record's
+    // offset and the whole games before it.
+    let last = offsets[3];
+    std::fs::write(&file, &bytes[..last + 9]).expect("write");
+    let e = load(&file, chess).expect_err("truncated").to_string();
+    assert!(
+        e.starts_with(&format!("{file}: byte {last}: truncated record"))
+            && e.contains("(3 whole games before it)"),
+        "{e}"
+    );
+    // Another variant's file, and a changed definition of the same name.
+    std::fs::write(&file, &bytes).expect("write");
+    let e = load(&file, &all[3]).expect_err("foreign").to_string();
+    assert_eq!(
+        e,
+        format!("{file}: byte 0: data of variant 'chess', not of 'compound'")
+    );
+    let mine = |betza: &str| {
+        let mut set = VariantSet::builtin();
+        let (_, errors) = set.load_str(
+            &format!("[mine:chess]\ncustomPiece1 = a:{betza}\n"),
+            "mine.ini",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        set.compile("mine").expect("mine")
+    };
+    std::fs::write(&file, binary::Header::new(&mine("BN"), "").to_bytes()).expect("write");
+    assert_eq!(load(&file, &mine("BN")), Ok(Vec::new()));
+    let e = load(&file, &mine("RN")).expect_err("changed").to_string();
+    assert!(e.contains("data of another definition of 'mine'"), "{e}");
+    // Every cut and many flipped bytes: an error or the same games, never
+    // a panic; a file cut elsewhere than between records is refused.
+    for n in 0..bytes.len() {
+        let r = datafile::read_binary_with(&bytes[..n], "f", chess, || (), |_, p| Ok(p.score));
+        assert_eq!(r.is_err(), !offsets.contains(&n), "cut at {n}");
+    }
+    let mut rng = Rng::new(5);
+    let mut refused = 0;
+    for _ in 0..3000 {
+        let mut damaged = bytes.clone();
+        let at = (rng.next_u64() % bytes.len() as u64) as usize;
+        damaged[at] ^= 1 << (rng.next_u64() % 8);
+        let r = datafile::read_binary_with(&damaged, "f", chess, || (), |_, p| Ok(p.score));
+        refused += usize::from(r.is_err());
+    }
+    assert!(refused > 1500, "{refused}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn datagen_to_text_and_to_binary_give_the_same_samples_and_convert_both_ways() {
+    let (t, b) = (temp("same.txt"), temp("same.bin"));
+    let datagen = |out: &str, seed: &str| {
+        let args = [
+            "datagen",
+            "combination",
+            "--games",
+            "3",
+            "--nodes",
+            "300",
+            "--threads",
+            "2",
+            "--seed",
+            seed,
+            "--out",
+            out,
+        ];
+        let (ok, out, err) = run_amalgam_with_errors(&args);
+        assert!(ok, "{out}{err}");
+    };
+    datagen(&t, "4");
+    datagen(&b, "4");
+    let bytes = std::fs::read(&b).expect("binary");
+    assert!(binary::is_binary(&bytes));
+    let text = std::fs::read_to_string(&t).expect("text");
+    assert!(
+        bytes.len() * 4 < text.len(),
+        "{} {}",
+        bytes.len(),
+        text.len()
+    );
+    let v = VariantSet::builtin()
+        .compile("combination")
+        .expect("combination");
+    let from_text = load(&t, &v).expect("text");
+    assert!(from_text.len() > 20);
+    assert_eq!(load(&b, &v).expect("binary"), from_text);
+    // Binary to text: the text file, byte for byte (the provenance too).
+    let back = temp("back.txt");
+    assert!(run_amalgam(&["data", "convert", &b, "--out", &back]).0);
+    assert_eq!(std::fs::read_to_string(&back).expect("back"), text);
+    // Text to binary needs the variant; then the same samples again.
+    let (ok, _, err) = run_amalgam_with_errors(&["data", "convert", &t, "--out", &temp("x.bin")]);
+    assert!(!ok && err.contains("--variant"), "{err}");
+    let (tb, tbt) = (temp("t.bin"), temp("tb.txt"));
+    let args = [
+        "data",
+        "convert",
+        &t,
+        "--variant",
+        "combination",
+        "--out",
+        &tb,
+    ];
+    assert!(run_amalgam(&args).0);
+    assert_eq!(load(&tb, &v).expect("converted"), from_text);
+    assert!(run_amalgam(&["data", "convert", &tb, "--out", &tbt]).0);
+    assert_eq!(std::fs::read_to_string(&tbt).expect("again"), text);
+    // `--format` over the name's rule (binary for `.bin` only).
+    let named = temp("named.data");
+    assert!(run_amalgam(&["data", "convert", &tb, "--out", &named]).0);
+    assert_eq!(std::fs::read_to_string(&named).expect("text"), text);
+    let args = [
+        "data", "convert", &tb, "--format", "binary", "--out", &named,
+    ];
+    assert!(run_amalgam(&args).0);
+    assert!(binary::is_binary(&std::fs::read(&named).expect("binary")));
+    // Stats: the games and positions of both.
+    let (ok, out) = run_amalgam(&["data", "stats", &b, &t]);
+    assert!(ok, "{out}");
+    let training = format!("training positions {}", from_text.len());
+    assert!(
+        out.contains("binary, variant combination") && out.contains("games 3,"),
+        "{out}"
+    );
+    assert_eq!(out.matches(&training).count(), 2, "{out}");
+    assert!(
+        out.contains("# amalgam datagen combination: 3 games, seed 4"),
+        "{out}"
+    );
+    // A second run appends; a run of another variant is refused.
+    datagen(&b, "5");
+    assert!(load(&b, &v).expect("appended").len() > from_text.len());
+    let appended = std::fs::read(&b).expect("binary");
+    let (ok, out) = run_amalgam(&["data", "stats", &b]);
+    assert!(
+        ok && out.contains("games 6,") && out.contains("seed 5"),
+        "{out}"
+    );
+    // One more game of `variant` appended to the binary file: refused.
+    let refused = |variant: &str, format: &str| {
+        let args = [
+            "datagen", variant, "--games", "1", "--nodes", "50", "--format", format, "--out", &b,
+        ];
+        let (ok, _, err) = run_amalgam_with_errors(&args);
+        assert!(!ok, "{err}");
+        err
+    };
+    let err = refused("chess", "binary");
+    assert!(
+        err.contains("data of variant 'combination', not of 'chess'"),
+        "{err}"
+    );
+    let err = refused("combination", "text");
+    assert!(err.contains("holds binary data"), "{err}");
+    assert_eq!(std::fs::read(&b).expect("binary"), appended, "unchanged");
+    // A killed datagen's file: not appended to; its whole games converted.
+    let (records, _) = binary::records(
+        &appended,
+        binary::Header::parse(&appended).expect("header").1,
+    );
+    let last = records.last().expect("records").offset as usize;
+    std::fs::write(&b, &appended[..last + 20]).expect("cut");
+    let err = refused("combination", "binary");
+    assert!(
+        err.contains(&format!("byte {last}: truncated record")),
+        "{err}"
+    );
+    let (ok, out) = run_amalgam(&["data", "stats", &b]);
+    assert!(
+        !ok && out.contains("games 5,") && out.contains("(5 whole games before it)"),
+        "{out}"
+    );
+    let whole = temp("whole.bin");
+    let (ok, out, err) = run_amalgam_with_errors(&["data", "convert", &b, "--out", &whole]);
+    assert!(
+        !ok && out.starts_with("5 games") && err.contains("truncated"),
+        "{out}{err}"
+    );
+    let (ok, out) = run_amalgam(&["data", "stats", &whole]);
+    assert!(ok && out.contains("games 5,"), "{out}");
+    for f in [t, b, back, tb, tbt, whole, named] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// The loader's speed, text against binary, alternating: with
+/// `AMALGAM_READ_SPEED=TEXT,BINARY` (two files of the same games, e.g. from
+/// `datagen chess --games 200 --nodes 1000` with one seed) and
+/// `--ignored --nocapture`; each file is read 20 times a round, the
+/// positions given to a callback that takes the side to move (so the
+/// loader's own work is measured, not a trainer's).
+#[test]
+#[ignore]
+fn read_speed() {
+    let Ok(files) = std::env::var("AMALGAM_READ_SPEED") else {
+        return;
+    };
+    let (text, bin) = files.split_once(',').expect("TEXT,BINARY");
+    let v = VariantSet::builtin().compile("chess").expect("chess");
+    let copies = |f: &str| vec![f.to_string(); 20];
+    for round in 1..=3 {
+        for (name, file) in [("text", text), ("binary", bin)] {
+            let started = std::time::Instant::now();
+            let loaded =
+                datafile::load_with(&copies(file), &v, || (), |_, p| Ok(p.pos.side_to_move()))
+                    .expect("load");
+            let secs = started.elapsed().as_secs_f64();
+            println!(
+                "round {round}: {name}: {} positions in {secs:.2} s, {:.0} positions/s",
+                loaded.samples.len(),
+                loaded.samples.len() as f64 / secs
+            );
+        }
+    }
+}
+
+/// The text path reads each FEN once, in the loader: a bad one is
+/// reported with its file and line, like any bad line.
+#[test]
+fn a_text_file_bad_fen_is_reported_with_its_line() {
+    let v = VariantSet::builtin().compile("chess").expect("chess");
+    let file = temp("bad-fen.txt");
+    let good = "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1 | 12 | 1.0";
+    std::fs::write(&file, format!("# c\n{good}\n8/8 w - - 0 1 | 1 | 1.0\n")).expect("write");
+    let e = load(&file, &v).expect_err("bad FEN").to_string();
+    assert!(e.starts_with(&format!("{file}:3: bad FEN")), "{e}");
+    std::fs::write(&file, format!("{good}\n")).expect("write");
+    let fen = "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1".to_string();
+    assert_eq!(load(&file, &v), Ok(vec![(fen, 12, 1.0)]));
+    let _ = std::fs::remove_file(&file);
+}
