@@ -1,6 +1,7 @@
 //! The crate's layers, read from its sources: a module names only modules of
 //! its own layer or of the layers below it, and no two modules of the crate
-//! import each other, directly or around a circle.
+//! import each other, directly or around a circle; in the folders named in
+//! [`ONE_WAY_FOLDERS`], no two files either.
 //!
 //! The layers, top to bottom, are the folders of `src/`: `cli`, `tools`,
 //! `protocol`, `engine`, `rules`, `util`. A module here is a layer's folder
@@ -413,6 +414,53 @@ fn circles(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String
     found
 }
 
+/// Folders of `src/` whose files must not import each other around a
+/// circle either (as paths below `src/`).
+const ONE_WAY_FOLDERS: [&str; 1] = ["protocol/xboard"];
+
+/// The imports between the files of one folder of `src/` (`folder` as a
+/// path below it): each file or subfolder -> the others of the folder that
+/// its code outside the tests names, with a file that names each. The
+/// folder's own `mod.rs` stands above its files and is left out.
+fn file_edges(src: &Path, folder: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+    let dir = src.join(folder);
+    let base = module_path(&Path::new(folder).join("mod.rs"));
+    let mut siblings = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if name != "mod" && (path.is_dir() || path.extension().is_some_and(|e| e == "rs")) {
+            siblings.insert(name);
+        }
+    }
+    let mut files = Vec::new();
+    sources(&dir, &mut files);
+    let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let full = |name: &str| format!("{}::{name}", base.join("::"));
+    for file in files {
+        let relative = file.strip_prefix(src).unwrap();
+        let own = module_path(relative);
+        let Some(own_sibling) = own.get(base.len()) else {
+            continue;
+        };
+        let is_mod_rs = relative.file_name().is_some_and(|n| n == "mod.rs");
+        let (engine_code, _) = without_tests(&code_only(&std::fs::read_to_string(&file).unwrap()));
+        for path in named_paths(&engine_code, &own, is_mod_rs) {
+            let Some(named) = path.get(base.len()).filter(|_| path.starts_with(&base)) else {
+                continue;
+            };
+            if named != own_sibling && siblings.contains(named) {
+                edges
+                    .entry(full(own_sibling))
+                    .or_default()
+                    .entry(full(named))
+                    .or_insert_with(|| relative.display().to_string());
+            }
+        }
+    }
+    edges
+}
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -438,6 +486,20 @@ fn no_module_imports_another_around_a_circle() {
     let found = circles(&krate.edges);
     let report: Vec<String> = found.iter().map(|c| c.join("; ")).collect();
     assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
+}
+
+#[test]
+fn the_files_of_one_way_folders_import_one_way() {
+    let report: Vec<String> = ONE_WAY_FOLDERS
+        .iter()
+        .flat_map(|folder| circles(&file_edges(&src(), folder)))
+        .map(|c| c.join("; "))
+        .collect();
+    assert!(
+        report.is_empty(),
+        "file import circles:\n{}",
+        report.join("\n")
+    );
 }
 
 #[test]
@@ -486,6 +548,32 @@ fn an_upward_import_in_a_planted_tree_is_found() {
     assert_eq!(upward, ["engine::Searcher", "engine::Z"]);
     let found = circles(&krate.edges);
     assert_eq!(found.len(), 1, "engine <-> rules::board only: {found:?}");
+}
+
+#[test]
+fn a_file_circle_in_a_planted_folder_is_found() {
+    let dir = std::env::temp_dir().join(format!("amalgam-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let folder = dir.join("protocol/xboard");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("mod.rs"),
+        "mod a;\nmod b;\nmod c;\nfn say() {}\n",
+    )
+    .unwrap();
+    // a -> b -> a closes a circle; c names only its parent and a's tests.
+    std::fs::write(folder.join("a.rs"), "use super::b::X;\n").unwrap();
+    std::fs::write(
+        folder.join("b.rs"),
+        "use super::{say, a::Y};\n#[cfg(test)]\nmod tests { use super::super::c::Z; }\n",
+    )
+    .unwrap();
+    std::fs::write(folder.join("c.rs"), "use crate::protocol::xboard::say;\n").unwrap();
+    let edges = file_edges(&dir, "protocol/xboard");
+    let _ = std::fs::remove_dir_all(&dir);
+    let found = circles(&edges);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].len(), 2, "a -> b and b -> a only: {found:?}");
 }
 
 #[test]
