@@ -302,20 +302,50 @@ fn every_variant_plays_under_every_clock() {
     }
 }
 
+/// `ping` while the engine thinks on its move is answered after the move
+/// (the protocol: "you must not send the pong reply to xboard until after
+/// you send your move"); while it ponders or analyses, at once.
 #[test]
-fn ping_and_move_now_during_a_search() {
+fn ping_while_thinking_is_answered_after_the_move() {
     let mut s = xboard();
     s.send("new");
-    s.send("st 60");
+    s.send("st 0.3");
     s.send("usermove e2e4");
-    // Answered while the engine thinks (for a minute, unless told to move).
-    let lines = s.sync();
-    assert!(!lines.iter().any(|l| l.starts_with("move")), "{lines:?}");
+    s.send("ping 100");
+    let lines = s.until("pong 100");
+    let moved = lines.iter().position(|l| l.starts_with("move "));
+    assert!(moved.is_some(), "pong before the move: {lines:?}");
+    assert!(complaints(&lines).is_empty(), "{lines:?}");
+    // A minute to think: the pong waits, `?` still acts at once and the
+    // pong follows the move.
+    s.send("force");
+    s.send("undo");
+    s.send("undo");
+    s.send("st 60");
+    s.send("go");
+    s.send("ping 101");
+    let early = s.lines_for(std::time::Duration::from_millis(500));
+    assert!(
+        !early
+            .iter()
+            .any(|l| l.starts_with("pong") || l.starts_with("move")),
+        "{early:?}"
+    );
     s.send("?");
-    s.until("move ");
+    let lines = s.until("pong 101");
+    assert!(
+        lines.iter().any(|l| l.starts_with("move ")),
+        "pong before the move: {lines:?}"
+    );
     assert!(complaints(&s.sync()).is_empty());
-    // Pondering: the engine thinks on in the opponent's time, answers pings,
-    // and takes the opponent's move at once.
+}
+
+#[test]
+fn ping_while_pondering_or_analysing_is_answered_at_once() {
+    let mut s = xboard();
+    // Pondering: the engine thinks on in the opponent's time (without end),
+    // answers pings, and takes the opponent's move at once.
+    s.send("new");
     s.send("hard");
     s.send("st 0.3");
     s.send("usermove d2d4");
@@ -329,6 +359,16 @@ fn ping_and_move_now_during_a_search() {
     s.send("undo");
     s.send("easy");
     play(&mut s, &["c2c4"]);
+    // Analysis runs without end too.
+    s.send("analyze");
+    let lines = s.sync();
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("move") || l.starts_with("Error")),
+        "{lines:?}"
+    );
+    s.send("exit");
 }
 
 #[test]
@@ -527,11 +567,11 @@ fn bad_variant_or_position_during_a_search_leaves_it_running() {
     s.send("new");
     s.send("st 60");
     s.send("usermove e2e4");
-    assert_eq!(
-        reply(&mut s, "variant shogi"),
-        ["Error (unknown variant): variant shogi"]
-    );
-    let bad_fen = reply(&mut s, "setboard 8/8/8 w - - 0 1");
+    // Answered at once (a `ping` would wait for the move).
+    s.send("variant shogi");
+    assert_eq!(s.until("Error"), ["Error (unknown variant): variant shogi"]);
+    s.send("setboard 8/8/8 w - - 0 1");
+    let bad_fen = s.until("Error");
     assert!(
         bad_fen.len() == 1 && bad_fen[0].starts_with("Error (bad FEN: "),
         "{bad_fen:?}"

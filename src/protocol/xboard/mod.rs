@@ -1,7 +1,9 @@
 //! XBoard (CECP v2) front end. Searches run on their own thread; this thread
-//! keeps reading input meanwhile: `ping`, `?`, `.` and `quit` are answered,
-//! and a command that must wait for our move never blocks the ones after
-//! it. Commands are handled by group in [`commands`]. Moves are
+//! keeps reading input meanwhile: `?`, `.` and `quit` act at once, `ping`
+//! is answered at once while the engine ponders or analyses and after the
+//! move while it thinks on its own move (as the protocol asks), and a
+//! command that must wait for our move never blocks the reading of the ones
+//! after it. Commands are handled by group in [`commands`]. Moves are
 //! translated to and from the GUI's forms in [`moves`]; variant set-up and
 //! result claims are in [`setup`], the piece table's glyph slots in
 //! [`glyphs`]. Bad input gets `Illegal move: ...` or `Error (...): ...` and
@@ -175,10 +177,15 @@ fn copies(e: &Engine) -> (VariantSet, Arc<Variant>, bool) {
     )
 }
 
-/// Commands that change what a search uses: they wait until the search for
-/// our move has played it.
+/// Commands that wait until the search for our move has played it: those
+/// that change what a search uses, and `ping`, whose `pong` must follow our
+/// move (and both lines of a two-leg move). Pondering and analysis do not
+/// count as thinking on our move: `ping` is answered at once then.
 fn waits_for_move(line: &str) -> bool {
-    matches!(first_word(line), Some("option" | "memory" | "cores"))
+    matches!(
+        first_word(line),
+        Some("option" | "memory" | "cores" | "ping")
+    )
 }
 
 /// Commands that end a running search without its move.
