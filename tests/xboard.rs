@@ -62,6 +62,38 @@ fn handshake_lists_features_and_options() {
     }
 }
 
+/// `SplitCommand`'s label, all that the GUI shows of the option, says
+/// which XBoard it needs (XBoard 4.9.1 forfeits games with it on); the GUI
+/// sends the label back as the option's name, and the short name is still
+/// taken.
+#[test]
+fn the_split_option_says_which_xboard_it_needs() {
+    let label = "SplitCommand (XBoard v4.9.x (2025-11-28) or later only)";
+    let mut s = Session::start();
+    s.send("xboard");
+    s.send("protover 2");
+    let lines = s.until("feature done=1");
+    assert!(
+        lines.contains(&format!("feature option=\"{label} -check 0\"")),
+        "{lines:?}"
+    );
+    // On, in the GUI's form: the next `setup` has the `split` table.
+    assert!(reply(&mut s, &format!("option {label}=1")).is_empty());
+    let setup = reply(&mut s, "variant combination");
+    assert!(setup.iter().any(|l| l.starts_with("split ")), "{setup:?}");
+    s.send("protover 2");
+    let lines = s.until("feature done=1");
+    assert!(lines.contains(&format!("feature option=\"{label} -check 1\"")));
+    // Off by the short name.
+    assert!(reply(&mut s, "option SplitCommand=0").is_empty());
+    let setup = reply(&mut s, "variant combination");
+    assert!(!setup.iter().any(|l| l.starts_with("split ")), "{setup:?}");
+    assert_eq!(
+        reply(&mut s, "option SplitCommand=2"),
+        ["Error (SplitCommand is 0 or 1): option SplitCommand=2"]
+    );
+}
+
 const COMBINATION: &str = "setup (PNBRQ..AM....CDEH....L........FG...WKpnbrq..am....cdeh....l........fg...wk) 8x8+0_seirawan rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
 piece Q& K
 piece A& NB

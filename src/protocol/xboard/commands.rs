@@ -15,6 +15,16 @@ use std::sync::atomic::Ordering;
 /// not of the group, else whether it was taken.
 type Handled = Option<Result<(), CommandError>>;
 
+/// The option that tells the engine its GUI has the `split` command.
+const SPLIT_OPTION: &str = "SplitCommand";
+
+/// The option's label in the feature list, which is all a GUI shows of it
+/// (and the name it sends back): XBoard 4.9.1, which ignores `split`,
+/// forfeits games with the option on. XBoard takes a label up to the
+/// option's type, and `-firstOptions` cuts its list at commas: no `"`, `,`,
+/// `=` or ` -` in it.
+const SPLIT_LABEL: &str = "SplitCommand (XBoard v4.9.x (2025-11-28) or later only)";
+
 /// Draw offers are accepted when the last search saw us this far behind.
 const ACCEPT_DRAW_BELOW_CP: i32 = -150;
 
@@ -228,7 +238,7 @@ impl Xboard {
         }
         say("feature option=\"VariantPath -file \"");
         say(&format!(
-            "feature option=\"SplitCommand -check {}\"",
+            "feature option=\"{SPLIT_LABEL} -check {}\"",
             u8::from(self.shared.split.load(Ordering::Relaxed))
         ));
         say(&format!(
@@ -241,12 +251,12 @@ impl Xboard {
     fn option(&mut self, text: &str) -> Result<(), CommandError> {
         let (name, value) = text.split_once('=').unwrap_or((text, ""));
         let (name, value) = (name.trim(), value.trim());
-        if name == "SplitCommand" {
+        if name == SPLIT_OPTION || name == SPLIT_LABEL {
             // Takes effect with the next `variant`: its `setup` names the
             // parent and piece table the forms of moves rely on.
             self.shared
                 .split
-                .store(check(name, value)?, Ordering::Relaxed);
+                .store(check(SPLIT_OPTION, value)?, Ordering::Relaxed);
             self.entry.set_gui(self.shared.gui());
             return Ok(());
         }
@@ -285,4 +295,20 @@ fn looks_like_move(w: &str) -> bool {
         && b[0].is_ascii_lowercase()
         && b[1].is_ascii_digit()
         && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ',')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The label must survive XBoard's reading of it: the feature's quotes,
+    /// the option's type after ` -`, `-firstOptions` lists cut at commas,
+    /// and `option NAME=VALUE`.
+    #[test]
+    fn the_split_label_fits_what_xboard_reads() {
+        assert!(SPLIT_LABEL.starts_with(SPLIT_OPTION));
+        for bad in ["\"", ",", "=", " -", "Draw"] {
+            assert!(!SPLIT_LABEL.contains(bad), "{bad:?} in {SPLIT_LABEL}");
+        }
+    }
 }
