@@ -371,3 +371,25 @@ fn variant_files_from_the_environment() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("AMALGAM_VARIANT_PATH: "));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `VariantPath` empty, or the `<empty>` the option advertises as its
+/// default, loads nothing and is no error (as in XBoard).
+#[test]
+fn an_empty_variant_path_loads_nothing() {
+    let mut s = Session::start();
+    s.send("uci");
+    let handshake = s.until("uciok");
+    assert!(handshake.contains(&"option name VariantPath type string default <empty>".to_string()));
+    for line in [
+        "setoption name VariantPath value <empty>",
+        "setoption name VariantPath value",
+        "setoption name VariantPath",
+    ] {
+        s.send(line);
+        s.send("isready");
+        assert_eq!(s.until("readyok"), ["readyok"], "{line}");
+    }
+    s.send("load");
+    s.send("isready");
+    assert!(s.until("readyok")[0].starts_with("info string error: load needs a file"));
+}

@@ -94,6 +94,15 @@ fn the_split_option_says_which_xboard_it_needs() {
     );
 }
 
+/// An empty `VariantPath` loads nothing and is no error.
+#[test]
+fn an_empty_variant_path_loads_nothing() {
+    let mut s = xboard();
+    for line in ["option VariantPath=", "option VariantPath"] {
+        assert_eq!(reply(&mut s, line), Vec::<String>::new(), "{line}");
+    }
+}
+
 const COMBINATION: &str = "setup (PNBRQ..AM....CDEH....L........FG...WKpnbrq..am....cdeh....l........fg...wk) 8x8+0_seirawan rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
 piece Q& K
 piece A& NB

@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use vampirc_uci::UciMessage;
 
+/// The default of a string option that is empty, as GUIs write it.
+const EMPTY: &str = "<empty>";
+
 /// Default for the `Move Overhead` option, in milliseconds.
 const DEFAULT_OVERHEAD_MS: u64 = 30;
 
@@ -230,7 +233,9 @@ impl Uci {
             "option name UCI_Variant type combo default {}{vars}",
             e.variant().name
         ));
-        say("option name VariantPath type string default <empty>");
+        say(&format!(
+            "option name VariantPath type string default {EMPTY}"
+        ));
         say(&format!(
             "option name UseNNUE type check default {}",
             e.use_nnue()
@@ -289,6 +294,9 @@ impl Uci {
                 "false" => e.set_use_nnue(false),
                 _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
             },
+            // Nothing to load: an empty value, as in XBoard, or the default
+            // the option advertises.
+            "variantpath" if matches!(value.trim(), "" | EMPTY) => {}
             "variantpath" => {
                 let path = value.trim();
                 let names = e.load_variant_file(path)?;
