@@ -343,7 +343,7 @@ fn fairy_stockfish_conventions() {
 }
 
 /// Variant files named in `AMALGAM_VARIANT_PATH` are loaded at start-up; a
-/// bad one is an error naming the variable.
+/// bad one is an error naming the variable, which ends a command.
 #[test]
 fn variant_files_from_the_environment() {
     let dir = std::env::temp_dir().join(format!("amalgam-env-{}", std::process::id()));
@@ -369,6 +369,105 @@ fn variant_files_from_the_environment() {
     let out = run(bad.clone().into_os_string());
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("AMALGAM_VARIANT_PATH: "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Files for [`bad_environment_files`]: a good one, then a bad ini, one
+/// whose net is no net, and one that is missing; the variable's value.
+fn environment_files(name: &str) -> (std::path::PathBuf, std::ffi::OsString) {
+    let dir = std::env::temp_dir().join(format!("amalgam-env-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let good = dir.join("good.ini");
+    std::fs::write(&good, "[mine:chess]\nknight = n:NW\n").expect("write");
+    let bad = dir.join("bad.ini");
+    std::fs::write(&bad, "[yours:chess]\nqueen = q:QQQ(\n").expect("write");
+    let bad_net = dir.join("bad-net.ini");
+    std::fs::write(&bad_net, "[theirs:chess]\nnnue = bad.nnue\n").expect("write");
+    std::fs::write(dir.join("bad.nnue"), "value.q = 1 1\n").expect("write");
+    let missing = dir.join("missing.ini");
+    let path = std::env::join_paths([&good, &bad, &bad_net, &missing]).expect("paths");
+    (dir, path)
+}
+
+/// A session of the binary with `AMALGAM_VARIANT_PATH` set.
+fn session_with_path(path: &std::ffi::OsStr) -> Session {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"));
+    cmd.env("AMALGAM_VARIANT_PATH", path);
+    Session::spawn(cmd, "engine")
+}
+
+/// In the protocol loop a file of `AMALGAM_VARIANT_PATH` that does not load
+/// is reported through the protocol after the first command, and the engine
+/// goes on with the files that did.
+#[test]
+fn bad_environment_files_are_reported_after_uciok() {
+    let (dir, path) = environment_files("uci");
+    let mut s = session_with_path(&path);
+    s.send("uci");
+    let handshake = s.until("uciok");
+    assert!(
+        handshake.iter().any(|l| l.contains("var mine"))
+            && !handshake
+                .iter()
+                .any(|l| l.contains("var yours") || l.contains("var theirs")),
+        "{handshake:?}"
+    );
+    s.send("isready");
+    let lines = s.until("readyok");
+    let errors: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error: AMALGAM_VARIANT_PATH: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{lines:?}");
+    for (error, file) in errors.iter().zip(["bad.ini", "bad.nnue", "missing.ini"]) {
+        assert!(error.contains(file), "{file}: {lines:?}");
+    }
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    // Reported once; the variant that loaded plays.
+    s.send("setoption name UCI_Variant value mine");
+    s.send("position startpos moves e2e4");
+    s.send("isready");
+    assert_eq!(s.until("readyok"), ["readyok"]);
+    s.send("go depth 1");
+    let lines = s.until("bestmove");
+    assert!(
+        lines.last().is_some_and(|l| l != "bestmove 0000") && !lines[0].contains("error"),
+        "{lines:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_environment_files_are_reported_after_the_xboard_features() {
+    let (dir, path) = environment_files("xboard");
+    let mut s = session_with_path(&path);
+    s.send("xboard");
+    s.send("protover 2");
+    let features = s.until("feature done=1");
+    assert!(
+        !features
+            .iter()
+            .any(|l| l.starts_with("Error") || l.starts_with('#')),
+        "{features:?}"
+    );
+    let lines = s.sync();
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    for (pair, file) in lines.chunks(2).zip(["bad.ini", "bad.nnue", "missing.ini"]) {
+        assert_eq!(
+            pair[0],
+            "Error (variant file not loaded): AMALGAM_VARIANT_PATH"
+        );
+        assert!(
+            pair[1].starts_with("# AMALGAM_VARIANT_PATH: ") && pair[1].contains(file),
+            "{file}: {lines:?}"
+        );
+    }
+    // Reported once; the engine plays on.
+    s.send("new");
+    s.send("sd 1");
+    s.send("usermove e2e4");
+    let lines = s.until("move ");
+    assert!(!lines.iter().any(|l| l.starts_with("Error")), "{lines:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

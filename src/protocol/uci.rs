@@ -3,7 +3,7 @@
 //! past h, ranks past 8, stack and Brute letters) are beyond that grammar.
 //! Bad input gets an `info string` and changes nothing.
 
-use super::{CommandError, Input, Next, first_word};
+use super::{CommandError, Input, Next, StartupError, first_word};
 use crate::engine::search::Limits;
 use crate::engine::{Allowed, Engine, EngineError, info_line};
 use crate::rules::types::Move;
@@ -34,6 +34,8 @@ struct Uci {
 }
 
 /// Run UCI until `quit` or the end of input; `first` is a line already read.
+/// `startup_errors` follow the answer to the first command (after `uciok`)
+/// as `info string error: ...`.
 ///
 /// The search runs on its own thread and holds the engine, so a command that
 /// needs the engine (`position`, `go`, `setoption`, `ucinewgame`, `uci`) waits
@@ -42,7 +44,12 @@ struct Uci {
 /// meanwhile, so the engine never hangs on a GUI that sends `position` or
 /// `go` during `go infinite`: `quit` acts at once, and a waiting `stop` ends
 /// the running search and, in its turn, the one a queued `go` starts.
-pub fn run(engine: Engine, rx: Receiver<Input>, first: Option<String>) {
+pub fn run(
+    engine: Engine,
+    rx: Receiver<Input>,
+    first: Option<String>,
+    mut startup_errors: Vec<StartupError>,
+) {
     let stop = engine.stop_handle();
     let mut uci = Uci {
         engine: Arc::new(Mutex::new(engine)),
@@ -68,6 +75,9 @@ pub fn run(engine: Engine, rx: Receiver<Input>, first: Option<String>) {
             }
             if !uci.command(&line) {
                 break 'session;
+            }
+            for e in startup_errors.drain(..) {
+                say(&format!("info string error: {}: {}", e.named_in, e.error));
             }
         }
         let line = match super::next_line(&rx, !queue.is_empty()) {

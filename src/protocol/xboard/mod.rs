@@ -19,7 +19,7 @@ mod search;
 pub mod setup;
 pub mod split;
 
-use super::{CommandError, Input, Next, first_word};
+use super::{CommandError, Input, Next, StartupError, first_word};
 use crate::engine::Engine;
 use crate::rules::board::Position;
 use crate::rules::types::Color;
@@ -99,8 +99,23 @@ fn say(s: &str) {
     crate::util::output::line(s);
 }
 
-/// Run XBoard until `quit` or the end of input.
-pub fn run(engine: Engine, rx: Receiver<Input>) {
+/// Report errors met before the session began, once: for each, an `Error`
+/// line of fixed text, then the error after `#`. XBoard reads parts of an
+/// `Error` line (`draw`, `time`, `analyze`, `protover`, ... switch features
+/// off), so the error's own text, which holds file names, goes only in the
+/// debug line.
+fn report_startup_errors(errors: &mut Vec<StartupError>) {
+    for e in errors.drain(..) {
+        say(&format!("Error (variant file not loaded): {}", e.named_in));
+        say(&format!("# {}: {}", e.named_in, e.error));
+    }
+}
+
+/// Run XBoard until `quit` or the end of input. `startup_errors` follow the
+/// answer to the first command after `xboard`: the feature list, when it is
+/// `protover`, so that the GUI reads `#` lines as debug output (see
+/// [`report_startup_errors`]).
+pub fn run(engine: Engine, rx: Receiver<Input>, mut startup_errors: Vec<StartupError>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
     let (variants, variant, pair_promotion) = copies(&engine);
     let mut xb = Xboard {
@@ -142,6 +157,9 @@ pub fn run(engine: Engine, rx: Receiver<Input>) {
             }
             if !xb.command(line.trim()) {
                 break 'session;
+            }
+            if first_word(&line) != Some("xboard") {
+                report_startup_errors(&mut startup_errors);
             }
         }
         let line = match super::next_line(&rx, !queue.is_empty()) {
