@@ -550,25 +550,40 @@ fn an_upward_import_in_a_planted_tree_is_found() {
     assert_eq!(found.len(), 1, "engine <-> rules::board only: {found:?}");
 }
 
+/// A fresh folder under the temporary one with these files (paths and
+/// texts) written in it.
+fn plant(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amalgam-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 #[test]
 fn a_file_circle_in_a_planted_folder_is_found() {
-    let dir = std::env::temp_dir().join(format!("amalgam-files-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let folder = dir.join("protocol/xboard");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("mod.rs"),
-        "mod a;\nmod b;\nmod c;\nfn say() {}\n",
-    )
-    .unwrap();
-    // a -> b -> a closes a circle; c names only its parent and a's tests.
-    std::fs::write(folder.join("a.rs"), "use super::b::X;\n").unwrap();
-    std::fs::write(
-        folder.join("b.rs"),
-        "use super::{say, a::Y};\n#[cfg(test)]\nmod tests { use super::super::c::Z; }\n",
-    )
-    .unwrap();
-    std::fs::write(folder.join("c.rs"), "use crate::protocol::xboard::say;\n").unwrap();
+    // a -> b -> a closes a circle; c names only its parent and b's tests.
+    let dir = plant(
+        "files",
+        &[
+            (
+                "protocol/xboard/mod.rs",
+                "mod a;\nmod b;\nmod c;\nfn say() {}\n",
+            ),
+            ("protocol/xboard/a.rs", "use super::b::X;\n"),
+            (
+                "protocol/xboard/b.rs",
+                "use super::{say, a::Y};\n#[cfg(test)]\nmod tests { use super::super::c::Z; }\n",
+            ),
+            (
+                "protocol/xboard/c.rs",
+                "use crate::protocol::xboard::say;\n",
+            ),
+        ],
+    );
     let edges = file_edges(&dir, "protocol/xboard");
     let _ = std::fs::remove_dir_all(&dir);
     let found = circles(&edges);

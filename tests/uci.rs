@@ -5,6 +5,7 @@
 mod common;
 
 use common::session::Session;
+use std::path::PathBuf;
 use std::time::Duration;
 
 #[test]
@@ -342,18 +343,34 @@ fn fairy_stockfish_conventions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A fresh folder `amalgam-env-NAME-PID` with these variant files (names
+/// and texts) written in it; the folder and the files' paths.
+fn env_files(name: &str, files: &[(&str, &str)]) -> (PathBuf, Vec<PathBuf>) {
+    let dir = std::env::temp_dir().join(format!("amalgam-env-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let paths = files
+        .iter()
+        .map(|(file, text)| {
+            let path = dir.join(file);
+            std::fs::write(&path, text).expect("write");
+            path
+        })
+        .collect();
+    (dir, paths)
+}
+
 /// Variant files named in `AMALGAM_VARIANT_PATH` are loaded at start-up; a
 /// bad one is an error naming the variable, which ends a command.
 #[test]
 fn variant_files_from_the_environment() {
-    let dir = std::env::temp_dir().join(format!("amalgam-env-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let good = dir.join("good.ini");
-    std::fs::write(&good, "[mine:chess]\nknight = n:NW\n").expect("write");
-    let other = dir.join("other.ini");
-    std::fs::write(&other, "[yours:chess]\n").expect("write");
-    let bad = dir.join("bad.ini");
-    std::fs::write(&bad, "[chess]\nqueen = q:QQQ(\n").expect("write");
+    let (dir, files) = env_files(
+        "command",
+        &[
+            ("good.ini", "[mine:chess]\nknight = n:NW\n"),
+            ("other.ini", "[yours:chess]\n"),
+            ("bad.ini", "[chess]\nqueen = q:QQQ(\n"),
+        ],
+    );
     let run = |path: std::ffi::OsString| {
         std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
             .env("AMALGAM_VARIANT_PATH", path)
@@ -361,31 +378,33 @@ fn variant_files_from_the_environment() {
             .output()
             .expect("amalgam runs")
     };
-    let both = std::env::join_paths([&good, &other]).expect("paths");
+    let both = std::env::join_paths(&files[..2]).expect("paths");
     let out = run(both);
     assert!(out.status.success());
     let names = String::from_utf8_lossy(&out.stdout);
     assert!(names.lines().any(|l| l == "mine") && names.lines().any(|l| l == "yours"));
-    let out = run(bad.clone().into_os_string());
+    let out = run(files[2].clone().into_os_string());
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("AMALGAM_VARIANT_PATH: "));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Files for [`bad_environment_files`]: a good one, then a bad ini, one
-/// whose net is no net, and one that is missing; the variable's value.
-fn environment_files(name: &str) -> (std::path::PathBuf, std::ffi::OsString) {
-    let dir = std::env::temp_dir().join(format!("amalgam-env-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let good = dir.join("good.ini");
-    std::fs::write(&good, "[mine:chess]\nknight = n:NW\n").expect("write");
-    let bad = dir.join("bad.ini");
-    std::fs::write(&bad, "[yours:chess]\nqueen = q:QQQ(\n").expect("write");
-    let bad_net = dir.join("bad-net.ini");
-    std::fs::write(&bad_net, "[theirs:chess]\nnnue = bad.nnue\n").expect("write");
-    std::fs::write(dir.join("bad.nnue"), "value.q = 1 1\n").expect("write");
-    let missing = dir.join("missing.ini");
-    let path = std::env::join_paths([&good, &bad, &bad_net, &missing]).expect("paths");
+/// Files for the `bad_environment_files` tests: a good one, then a bad ini,
+/// one whose net is no net, and one that is missing; the folder and the
+/// variable's value.
+fn environment_files(name: &str) -> (PathBuf, std::ffi::OsString) {
+    let (dir, mut files) = env_files(
+        name,
+        &[
+            ("good.ini", "[mine:chess]\nknight = n:NW\n"),
+            ("bad.ini", "[yours:chess]\nqueen = q:QQQ(\n"),
+            ("bad-net.ini", "[theirs:chess]\nnnue = bad.nnue\n"),
+            ("bad.nnue", "value.q = 1 1\n"),
+        ],
+    );
+    files.pop();
+    files.push(dir.join("missing.ini"));
+    let path = std::env::join_paths(&files).expect("paths");
     (dir, path)
 }
 
@@ -424,9 +443,13 @@ fn bad_environment_files_are_reported_after_uciok() {
     }
     assert_eq!(lines.len(), 4, "{lines:?}");
     // Reported once; the variant that loaded plays.
-    s.send("setoption name UCI_Variant value mine");
-    s.send("position startpos moves e2e4");
-    s.send("isready");
+    for line in [
+        "setoption name UCI_Variant value mine",
+        "position startpos moves e2e4",
+        "isready",
+    ] {
+        s.send(line);
+    }
     assert_eq!(s.until("readyok"), ["readyok"]);
     s.send("go depth 1");
     let lines = s.until("bestmove");

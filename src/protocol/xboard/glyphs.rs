@@ -48,26 +48,12 @@ mod tests {
     use super::*;
     use crate::rules::variant_set::VariantSet;
 
-    /// A piece table is text from the ini: halving it must not split a
-    /// character.
-    #[test]
-    fn a_piece_table_with_multibyte_characters_is_halved_by_characters() {
-        let mut set = VariantSet::builtin();
-        let (_, errors) = set.load_str(
-            "[wide:chess]\npieceToCharTable = PNBRQ\u{e9}Kpnbrq\n",
-            "t.ini",
-        );
-        assert!(errors.is_empty(), "{errors:?}");
-        let v = set.compile("wide").expect("variant");
-        assert_eq!(white_half(&v), "PNBRQ\u{e9}");
-        assert_eq!(pawn_glyph(&v), Some('P'));
-        assert!(wears_rook_glyph(&v, 'r') && !no_rook_glyph(&v));
-    }
-
     #[test]
     fn team_mate_has_no_rook_glyph_and_no_pawn_slot() {
         let v = VariantSet::builtin().compile("team-mate").expect("variant");
         assert!(no_rook_glyph(&v));
         assert_eq!(pawn_glyph(&v), None);
+        let compound = VariantSet::builtin().compile("compound").expect("variant");
+        assert!(wears_rook_glyph(&compound, 'r') && !no_rook_glyph(&compound));
     }
 }

@@ -108,6 +108,7 @@ pub fn claim(pos: &mut Position) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::xboard::glyphs;
     use crate::rules::variant_set::VariantSet;
 
     fn variant(name: &str) -> std::sync::Arc<Variant> {
@@ -132,10 +133,10 @@ mod tests {
         assert_eq!(fill_castling(&variant("compound"), "x y - z"), "x y - z");
     }
 
-    /// A piece table is text from the ini: the `setup` line and the FENs
-    /// take it whole.
+    /// A piece table is text from the ini: halving it must not split a
+    /// character, and the `setup` line takes it whole.
     #[test]
-    fn a_piece_table_with_multibyte_characters_is_kept_whole() {
+    fn a_piece_table_with_multibyte_characters_is_halved_by_characters() {
         let mut set = VariantSet::builtin();
         let (_, errors) = set.load_str(
             "[wide:chess]\npieceToCharTable = PNBRQ\u{e9}Kpnbrq\n",
@@ -143,6 +144,8 @@ mod tests {
         );
         assert!(errors.is_empty(), "{errors:?}");
         let v = set.compile("wide").expect("variant");
+        assert_eq!(glyphs::white_half(&v), "PNBRQ\u{e9}");
+        assert_eq!(glyphs::pawn_glyph(&v), Some('P'));
         assert!(
             setup_lines(&v, None, Gui::Classic)[0]
                 .starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy ")
