@@ -5,6 +5,7 @@
 mod common;
 
 use common::session::Session;
+use std::path::PathBuf;
 use std::time::Duration;
 
 #[test]
@@ -342,18 +343,34 @@ fn fairy_stockfish_conventions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A fresh folder `amalgam-env-NAME-PID` with these variant files (names
+/// and texts) written in it; the folder and the files' paths.
+fn env_files(name: &str, files: &[(&str, &str)]) -> (PathBuf, Vec<PathBuf>) {
+    let dir = std::env::temp_dir().join(format!("amalgam-env-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let paths = files
+        .iter()
+        .map(|(file, text)| {
+            let path = dir.join(file);
+            std::fs::write(&path, text).expect("write");
+            path
+        })
+        .collect();
+    (dir, paths)
+}
+
 /// Variant files named in `AMALGAM_VARIANT_PATH` are loaded at start-up; a
-/// bad one is an error naming the variable.
+/// bad one is an error naming the variable, which ends a command.
 #[test]
 fn variant_files_from_the_environment() {
-    let dir = std::env::temp_dir().join(format!("amalgam-env-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let good = dir.join("good.ini");
-    std::fs::write(&good, "[mine:chess]\nknight = n:NW\n").expect("write");
-    let other = dir.join("other.ini");
-    std::fs::write(&other, "[yours:chess]\n").expect("write");
-    let bad = dir.join("bad.ini");
-    std::fs::write(&bad, "[chess]\nqueen = q:QQQ(\n").expect("write");
+    let (dir, files) = env_files(
+        "command",
+        &[
+            ("good.ini", "[mine:chess]\nknight = n:NW\n"),
+            ("other.ini", "[yours:chess]\n"),
+            ("bad.ini", "[chess]\nqueen = q:QQQ(\n"),
+        ],
+    );
     let run = |path: std::ffi::OsString| {
         std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
             .env("AMALGAM_VARIANT_PATH", path)
@@ -361,13 +378,140 @@ fn variant_files_from_the_environment() {
             .output()
             .expect("amalgam runs")
     };
-    let both = std::env::join_paths([&good, &other]).expect("paths");
+    let both = std::env::join_paths(&files[..2]).expect("paths");
     let out = run(both);
     assert!(out.status.success());
     let names = String::from_utf8_lossy(&out.stdout);
     assert!(names.lines().any(|l| l == "mine") && names.lines().any(|l| l == "yours"));
-    let out = run(bad.clone().into_os_string());
+    let out = run(files[2].clone().into_os_string());
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("AMALGAM_VARIANT_PATH: "));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Files for the `bad_environment_files` tests: a good one, then a bad ini,
+/// one whose net is no net, and one that is missing; the folder and the
+/// variable's value.
+fn environment_files(name: &str) -> (PathBuf, std::ffi::OsString) {
+    let (dir, mut files) = env_files(
+        name,
+        &[
+            ("good.ini", "[mine:chess]\nknight = n:NW\n"),
+            ("bad.ini", "[yours:chess]\nqueen = q:QQQ(\n"),
+            ("bad-net.ini", "[theirs:chess]\nnnue = bad.nnue\n"),
+            ("bad.nnue", "value.q = 1 1\n"),
+        ],
+    );
+    files.pop();
+    files.push(dir.join("missing.ini"));
+    let path = std::env::join_paths(&files).expect("paths");
+    (dir, path)
+}
+
+/// A session of the binary with `AMALGAM_VARIANT_PATH` set.
+fn session_with_path(path: &std::ffi::OsStr) -> Session {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"));
+    cmd.env("AMALGAM_VARIANT_PATH", path);
+    Session::spawn(cmd, "engine")
+}
+
+/// In the protocol loop a file of `AMALGAM_VARIANT_PATH` that does not load
+/// is reported through the protocol after the first command, and the engine
+/// goes on with the files that did.
+#[test]
+fn bad_environment_files_are_reported_after_uciok() {
+    let (dir, path) = environment_files("uci");
+    let mut s = session_with_path(&path);
+    s.send("uci");
+    let handshake = s.until("uciok");
+    assert!(
+        handshake.iter().any(|l| l.contains("var mine"))
+            && !handshake
+                .iter()
+                .any(|l| l.contains("var yours") || l.contains("var theirs")),
+        "{handshake:?}"
+    );
+    s.send("isready");
+    let lines = s.until("readyok");
+    let errors: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error: AMALGAM_VARIANT_PATH: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{lines:?}");
+    for (error, file) in errors.iter().zip(["bad.ini", "bad.nnue", "missing.ini"]) {
+        assert!(error.contains(file), "{file}: {lines:?}");
+    }
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    // Reported once; the variant that loaded plays.
+    for line in [
+        "setoption name UCI_Variant value mine",
+        "position startpos moves e2e4",
+        "isready",
+    ] {
+        s.send(line);
+    }
+    assert_eq!(s.until("readyok"), ["readyok"]);
+    s.send("go depth 1");
+    let lines = s.until("bestmove");
+    assert!(
+        lines.last().is_some_and(|l| l != "bestmove 0000") && !lines[0].contains("error"),
+        "{lines:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_environment_files_are_reported_after_the_xboard_features() {
+    let (dir, path) = environment_files("xboard");
+    let mut s = session_with_path(&path);
+    s.send("xboard");
+    s.send("protover 2");
+    let features = s.until("feature done=1");
+    assert!(
+        !features
+            .iter()
+            .any(|l| l.starts_with("Error") || l.starts_with('#')),
+        "{features:?}"
+    );
+    let lines = s.sync();
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    for (pair, file) in lines.chunks(2).zip(["bad.ini", "bad.nnue", "missing.ini"]) {
+        assert_eq!(
+            pair[0],
+            "Error (variant file not loaded): AMALGAM_VARIANT_PATH"
+        );
+        assert!(
+            pair[1].starts_with("# AMALGAM_VARIANT_PATH: ") && pair[1].contains(file),
+            "{file}: {lines:?}"
+        );
+    }
+    // Reported once; the engine plays on.
+    s.send("new");
+    s.send("sd 1");
+    s.send("usermove e2e4");
+    let lines = s.until("move ");
+    assert!(!lines.iter().any(|l| l.starts_with("Error")), "{lines:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `VariantPath` empty, or the `<empty>` the option advertises as its
+/// default, loads nothing and is no error (as in XBoard).
+#[test]
+fn an_empty_variant_path_loads_nothing() {
+    let mut s = Session::start();
+    s.send("uci");
+    let handshake = s.until("uciok");
+    assert!(handshake.contains(&"option name VariantPath type string default <empty>".to_string()));
+    for line in [
+        "setoption name VariantPath value <empty>",
+        "setoption name VariantPath value",
+        "setoption name VariantPath",
+    ] {
+        s.send(line);
+        s.send("isready");
+        assert_eq!(s.until("readyok"), ["readyok"], "{line}");
+    }
+    s.send("load");
+    s.send("isready");
+    assert!(s.until("readyok")[0].starts_with("info string error: load needs a file"));
 }

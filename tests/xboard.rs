@@ -62,6 +62,43 @@ fn handshake_lists_features_and_options() {
     }
 }
 
+/// `SplitCommand`'s label, all that the GUI shows of the option, says
+/// which XBoard it needs (XBoard 4.9.1 forfeits games with it on); the GUI
+/// sends the label back as the option's name, and the short name is still
+/// taken.
+#[test]
+fn the_split_option_says_which_xboard_it_needs() {
+    let label = "SplitCommand (XBoard v4.9.x (2025-11-28) or later only)";
+    let feature = |on: bool| format!("feature option=\"{label} -check {}\"", u8::from(on));
+    let mut s = Session::start();
+    s.send("xboard");
+    s.send("protover 2");
+    assert!(s.until("feature done=1").contains(&feature(false)));
+    assert_eq!(
+        reply(&mut s, "option SplitCommand=2"),
+        ["Error (SplitCommand is 0 or 1): option SplitCommand=2"]
+    );
+    // On in the GUI's form, off by the short name: the next `setup` has the
+    // `split` table or not.
+    for (name, on) in [(label, true), ("SplitCommand", false)] {
+        assert!(reply(&mut s, &format!("option {name}={}", u8::from(on))).is_empty());
+        let setup = reply(&mut s, "variant combination");
+        let split = setup.iter().any(|l| l.starts_with("split "));
+        assert_eq!(split, on, "{name}: {setup:?}");
+        s.send("protover 2");
+        assert!(s.until("feature done=1").contains(&feature(on)), "{name}");
+    }
+}
+
+/// An empty `VariantPath` loads nothing and is no error.
+#[test]
+fn an_empty_variant_path_loads_nothing() {
+    let mut s = xboard();
+    for line in ["option VariantPath=", "option VariantPath"] {
+        assert_eq!(reply(&mut s, line), Vec::<String>::new(), "{line}");
+    }
+}
+
 const COMBINATION: &str = "setup (PNBRQ..AM....CDEH....L........FG...WKpnbrq..am....cdeh....l........fg...wk) 8x8+0_seirawan rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
 piece Q& K
 piece A& NB
@@ -302,20 +339,50 @@ fn every_variant_plays_under_every_clock() {
     }
 }
 
+/// `ping` while the engine thinks on its move is answered after the move
+/// (the protocol: "you must not send the pong reply to xboard until after
+/// you send your move"); while it ponders or analyses, at once.
 #[test]
-fn ping_and_move_now_during_a_search() {
+fn ping_while_thinking_is_answered_after_the_move() {
     let mut s = xboard();
     s.send("new");
-    s.send("st 60");
+    s.send("st 0.3");
     s.send("usermove e2e4");
-    // Answered while the engine thinks (for a minute, unless told to move).
-    let lines = s.sync();
-    assert!(!lines.iter().any(|l| l.starts_with("move")), "{lines:?}");
+    s.send("ping 100");
+    let lines = s.until("pong 100");
+    let moved = lines.iter().position(|l| l.starts_with("move "));
+    assert!(moved.is_some(), "pong before the move: {lines:?}");
+    assert!(complaints(&lines).is_empty(), "{lines:?}");
+    // A minute to think: the pong waits, `?` still acts at once and the
+    // pong follows the move.
+    s.send("force");
+    s.send("undo");
+    s.send("undo");
+    s.send("st 60");
+    s.send("go");
+    s.send("ping 101");
+    let early = s.lines_for(std::time::Duration::from_millis(500));
+    assert!(
+        !early
+            .iter()
+            .any(|l| l.starts_with("pong") || l.starts_with("move")),
+        "{early:?}"
+    );
     s.send("?");
-    s.until("move ");
+    let lines = s.until("pong 101");
+    assert!(
+        lines.iter().any(|l| l.starts_with("move ")),
+        "pong before the move: {lines:?}"
+    );
     assert!(complaints(&s.sync()).is_empty());
-    // Pondering: the engine thinks on in the opponent's time, answers pings,
-    // and takes the opponent's move at once.
+}
+
+#[test]
+fn ping_while_pondering_or_analysing_is_answered_at_once() {
+    let mut s = xboard();
+    // Pondering: the engine thinks on in the opponent's time (without end),
+    // answers pings, and takes the opponent's move at once.
+    s.send("new");
     s.send("hard");
     s.send("st 0.3");
     s.send("usermove d2d4");
@@ -329,6 +396,15 @@ fn ping_and_move_now_during_a_search() {
     s.send("undo");
     s.send("easy");
     play(&mut s, &["c2c4"]);
+    // Analysis runs without end too: the pong comes, and no move.
+    s.send("analyze");
+    let analysis = s.sync();
+    let moves = analysis.iter().filter(|l| l.starts_with("move"));
+    assert!(
+        complaints(&analysis).is_empty() && moves.count() == 0,
+        "{analysis:?}"
+    );
+    s.send("exit");
 }
 
 #[test]
@@ -529,11 +605,11 @@ fn bad_variant_or_position_during_a_search_leaves_it_running() {
     s.send("usermove e2e4");
     // The first search of the game says which evaluation it uses.
     s.until("# evaluation: ");
-    assert_eq!(
-        reply(&mut s, "variant shogi"),
-        ["Error (unknown variant): variant shogi"]
-    );
-    let bad_fen = reply(&mut s, "setboard 8/8/8 w - - 0 1");
+    // Answered at once (a `ping` would wait for the move).
+    s.send("variant shogi");
+    assert_eq!(s.until("Error"), ["Error (unknown variant): variant shogi"]);
+    s.send("setboard 8/8/8 w - - 0 1");
+    let bad_fen = s.until("Error");
     assert!(
         bad_fen.len() == 1 && bad_fen[0].starts_with("Error (bad FEN: "),
         "{bad_fen:?}"

@@ -18,6 +18,7 @@ mod search;
 mod train;
 
 use crate::engine::eval::Evaluator;
+use crate::protocol::StartupError;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
 use clap::builder::RangedU64ValueParser;
@@ -44,7 +45,8 @@ type CommandResult = Result<ExitCode, String>;
     after_help = "Without a command, amalgam speaks UCI or XBoard on standard input, the \
                   protocol detected from the first command (or forced with --uci or --xboard).\n\
                   Variant files named in AMALGAM_VARIANT_PATH (separated as in PATH) are \
-                  loaded before those given with --variants."
+                  loaded before those given with --variants; in the protocol loop, one that \
+                  does not load is reported through the protocol and left out."
 )]
 struct Cli {
     /// Load the variants of an ini file (whole or not at all); may be repeated
@@ -150,22 +152,50 @@ fn load_variants(set: &mut VariantSet, file: &str) -> Result<(), String> {
         .map_err(|e| e.with_check_hint())
 }
 
+/// What a file of [`VARIANT_PATH_VAR`] that does not load does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BadPathFile {
+    /// It ends the command, as a bad `--variants` file does.
+    Ends,
+    /// It is left out and its error kept: the protocol loop reports it
+    /// through the protocol, so that a GUI sees an engine that runs with
+    /// the files that loaded rather than one that died.
+    LeftOut,
+}
+
 /// The built-in variants, those of the files in [`VARIANT_PATH_VAR`], then
-/// those of the `--variants` files.
-fn variant_set(files: &[String]) -> Result<VariantSet, String> {
+/// those of the `--variants` files; with the errors of the files of
+/// [`VARIANT_PATH_VAR`] left out (see [`BadPathFile`]).
+fn variant_set(
+    files: &[String],
+    bad: BadPathFile,
+) -> Result<(VariantSet, Vec<StartupError>), String> {
     let mut set = VariantSet::builtin();
+    let mut left_out = Vec::new();
     if let Some(paths) = std::env::var_os(VARIANT_PATH_VAR) {
         for file in std::env::split_paths(&paths) {
             let file = file.to_string_lossy().into_owned();
-            if !file.is_empty() {
-                load_variants(&mut set, &file).map_err(|e| format!("{VARIANT_PATH_VAR}: {e}"))?;
+            if file.is_empty() {
+                continue;
+            }
+            match bad {
+                BadPathFile::Ends => load_variants(&mut set, &file)
+                    .map_err(|e| format!("{VARIANT_PATH_VAR}: {e}"))?,
+                BadPathFile::LeftOut => {
+                    if let Err(error) = crate::engine::eval::load_file_checked(&mut set, &file) {
+                        left_out.push(StartupError {
+                            named_in: VARIANT_PATH_VAR.to_string(),
+                            error,
+                        });
+                    }
+                }
             }
         }
     }
     for file in files {
         load_variants(&mut set, file)?;
     }
-    Ok(set)
+    Ok((set, left_out))
 }
 
 /// The command line's `--variants` files in order, and its other words
@@ -237,11 +267,12 @@ fn dispatch(cli: Cli, args: &[OsString]) -> CommandResult {
         );
     }
     let (files, words) = split_words(args);
-    let set = variant_set(&files)?;
     let Some(command) = cli.command else {
-        crate::protocol::run(crate::engine::Engine::with_variants(set), forced);
+        let (set, left_out) = variant_set(&files, BadPathFile::LeftOut)?;
+        crate::protocol::run(crate::engine::Engine::with_variants(set), forced, left_out);
         return Ok(ExitCode::SUCCESS);
     };
+    let (set, _) = variant_set(&files, BadPathFile::Ends)?;
     match command {
         Command::Perft(a) => a.run(&set),
         Command::Bench(a) => a.run(&set),

@@ -200,12 +200,24 @@ impl From<&str> for CommandError {
     }
 }
 
+/// A variant file that did not load before the session began; the
+/// protocol reports it after the GUI's first command.
+#[derive(Clone, Debug)]
+pub struct StartupError {
+    /// Where the file was named (an environment variable).
+    pub named_in: String,
+    /// Why it did not load.
+    pub error: LoadError,
+}
+
 fn first_word(line: &str) -> Option<&str> {
     line.split_whitespace().next()
 }
 
-/// Run the protocol loop until `quit` or the end of input.
-pub fn run(engine: Engine, forced: Option<Protocol>) {
+/// Run the protocol loop until `quit` or the end of input. `startup_errors`
+/// are reported in the protocol's form after the GUI's first command: before
+/// it, a GUI may not read them.
+pub fn run(engine: Engine, forced: Option<Protocol>, startup_errors: Vec<StartupError>) {
     let rx = stdin_lines();
     let mut first: Option<String> = None;
     let protocol = match forced {
@@ -233,7 +245,7 @@ pub fn run(engine: Engine, forced: Option<Protocol>) {
         },
     };
     match protocol {
-        Protocol::Uci => uci::run(engine, rx, first),
-        Protocol::Xboard => xboard::run(engine, rx),
+        Protocol::Uci => uci::run(engine, rx, first, startup_errors),
+        Protocol::Xboard => xboard::run(engine, rx, startup_errors),
     }
 }

@@ -3,7 +3,7 @@
 //! past h, ranks past 8, stack and Brute letters) are beyond that grammar.
 //! Bad input gets an `info string` and changes nothing.
 
-use super::{CommandError, Input, Next, first_word};
+use super::{CommandError, Input, Next, StartupError, first_word};
 use crate::engine::search::Limits;
 use crate::engine::{Allowed, Engine, EngineError, info_line};
 use crate::rules::types::Move;
@@ -13,6 +13,9 @@ use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use vampirc_uci::UciMessage;
+
+/// The default of a string option that is empty, as GUIs write it.
+const EMPTY: &str = "<empty>";
 
 /// Default for the `Move Overhead` option, in milliseconds.
 const DEFAULT_OVERHEAD_MS: u64 = 30;
@@ -31,6 +34,8 @@ struct Uci {
 }
 
 /// Run UCI until `quit` or the end of input; `first` is a line already read.
+/// `startup_errors` follow the answer to the first command (after `uciok`)
+/// as `info string error: ...`.
 ///
 /// The search runs on its own thread and holds the engine, so a command that
 /// needs the engine (`position`, `go`, `setoption`, `ucinewgame`, `uci`) waits
@@ -39,7 +44,12 @@ struct Uci {
 /// meanwhile, so the engine never hangs on a GUI that sends `position` or
 /// `go` during `go infinite`: `quit` acts at once, and a waiting `stop` ends
 /// the running search and, in its turn, the one a queued `go` starts.
-pub fn run(engine: Engine, rx: Receiver<Input>, first: Option<String>) {
+pub fn run(
+    engine: Engine,
+    rx: Receiver<Input>,
+    first: Option<String>,
+    mut startup_errors: Vec<StartupError>,
+) {
     let stop = engine.stop_handle();
     let mut uci = Uci {
         engine: Arc::new(Mutex::new(engine)),
@@ -65,6 +75,9 @@ pub fn run(engine: Engine, rx: Receiver<Input>, first: Option<String>) {
             }
             if !uci.command(&line) {
                 break 'session;
+            }
+            for e in startup_errors.drain(..) {
+                say(&format!("info string error: {}: {}", e.named_in, e.error));
             }
         }
         let line = match super::next_line(&rx, !queue.is_empty()) {
@@ -230,7 +243,9 @@ impl Uci {
             "option name UCI_Variant type combo default {}{vars}",
             e.variant().name
         ));
-        say("option name VariantPath type string default <empty>");
+        say(&format!(
+            "option name VariantPath type string default {EMPTY}"
+        ));
         say(&format!(
             "option name UseNNUE type check default {}",
             e.use_nnue()
@@ -289,6 +304,9 @@ impl Uci {
                 "false" => e.set_use_nnue(false),
                 _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
             },
+            // Nothing to load: an empty value, as in XBoard, or the default
+            // the option advertises.
+            "variantpath" if matches!(value.trim(), "" | EMPTY) => {}
             "variantpath" => {
                 let path = value.trim();
                 let names = e.load_variant_file(path)?;

@@ -27,6 +27,31 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// The clock's commands, `time`, `otim`, `level`, `st` and `sd`; None
+    /// for any other command.
+    pub fn command(&mut self, cmd: &str, args: &[&str]) -> Option<Result<(), CommandError>> {
+        Some(match cmd {
+            "time" => centiseconds(args.first()).map(|t| self.own_ms = Some(t)),
+            "otim" => centiseconds(args.first()).map(|t| self.opponent_ms = Some(t)),
+            "level" => self.set_level(args),
+            "st" => match args.first().and_then(|s| s.parse::<f64>().ok()) {
+                Some(s) if s > 0.0 && s.is_finite() => {
+                    self.per_move_ms = Some(((s * 1000.0) as u64).min(MAX_CLOCK_MS));
+                    Ok(())
+                }
+                _ => Err("st needs seconds".into()),
+            },
+            "sd" => match args.first().and_then(|s| s.parse::<u32>().ok()) {
+                Some(d) if d > 0 => {
+                    self.depth = Some(d);
+                    Ok(())
+                }
+                _ => Err("sd needs a depth".into()),
+            },
+            _ => return None,
+        })
+    }
+
     /// `level MPS BASE INC`: BASE in minutes or `m:ss`, INC in seconds.
     pub fn set_level(&mut self, args: &[&str]) -> Result<(), CommandError> {
         let [mps, base, inc] = args else {
@@ -97,7 +122,7 @@ impl Clock {
 }
 
 /// A `time`/`otim` value (centiseconds) in milliseconds; negative is zero.
-pub fn centiseconds(arg: Option<&&str>) -> Result<u64, CommandError> {
+fn centiseconds(arg: Option<&&str>) -> Result<u64, CommandError> {
     let n: i64 = arg
         .and_then(|s| s.parse().ok())
         .ok_or("needs centiseconds")?;
@@ -118,6 +143,22 @@ mod tests {
         assert!(c.set_level(&["x", "1", "0"]).is_err());
         assert!(c.set_level(&["0", "1:xx", "0"]).is_err());
         assert!(c.set_level(&["0", "1"]).is_err());
+    }
+
+    #[test]
+    fn clock_commands_set_the_clock_and_refuse_bad_numbers() {
+        let mut c = Clock::default();
+        assert!(c.command("time", &["-5"]).is_some_and(|r| r.is_ok()));
+        assert_eq!(c.own_ms, Some(0));
+        assert!(c.command("otim", &["123"]).is_some_and(|r| r.is_ok()));
+        assert_eq!(c.opponent_ms, Some(1230));
+        assert!(c.command("st", &["0.5"]).is_some_and(|r| r.is_ok()));
+        assert_eq!(c.per_move_ms, Some(500));
+        assert!(c.command("st", &["inf"]).is_some_and(|r| r.is_err()));
+        assert!(c.command("sd", &["0"]).is_some_and(|r| r.is_err()));
+        assert!(c.command("sd", &["7"]).is_some_and(|r| r.is_ok()));
+        assert_eq!(c.depth, Some(7));
+        assert!(c.command("go", &[]).is_none());
     }
 
     #[test]

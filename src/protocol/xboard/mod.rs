@@ -1,33 +1,35 @@
 //! XBoard (CECP v2) front end. Searches run on their own thread; this thread
-//! keeps reading input meanwhile: `ping`, `?`, `.` and `quit` are answered,
-//! and a command that must wait for our move never blocks the ones after
-//! it. Moves are translated to and from the GUI's forms in [`moves`];
-//! variant set-up and result claims are in [`setup`]. Bad input gets
-//! `Illegal move: ...` or `Error (...): ...` and changes nothing.
+//! keeps reading input meanwhile: `?`, `.` and `quit` act at once, `ping`
+//! is answered at once while the engine ponders or analyses and after the
+//! move while it thinks on its own move (as the protocol asks), and a
+//! command that must wait for our move never blocks the reading of the ones
+//! after it. Commands are handled by group in [`commands`]. Moves are
+//! translated to and from the GUI's forms in [`moves`]; variant set-up and
+//! result claims are in [`setup`], the piece table's glyph slots in
+//! [`glyphs`]. Bad input gets `Illegal move: ...` or `Error (...): ...` and
+//! changes nothing.
 
 mod clock;
+mod commands;
 mod entry;
+mod glyphs;
 pub mod moves;
 pub mod pictures;
 mod search;
 pub mod setup;
 pub mod split;
 
-use super::{CommandError, Input, Next, first_word};
-use crate::engine::{Allowed, Engine, EngineError};
+use super::{CommandError, Input, Next, StartupError, first_word};
+use crate::engine::Engine;
 use crate::rules::board::Position;
 use crate::rules::types::Color;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
-use clock::{Clock, centiseconds};
+use clock::Clock;
 use search::{Job, JobKind, Shared};
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
-
-/// Draw offers are accepted when the last search saw us this far behind.
-const ACCEPT_DRAW_BELOW_CP: i32 = -150;
 
 struct Xboard {
     engine: Arc<Mutex<Engine>>,
@@ -97,8 +99,23 @@ fn say(s: &str) {
     crate::util::output::line(s);
 }
 
-/// Run XBoard until `quit` or the end of input.
-pub fn run(engine: Engine, rx: Receiver<Input>) {
+/// Report errors met before the session began, once: for each, an `Error`
+/// line of fixed text, then the error after `#`. XBoard reads parts of an
+/// `Error` line (`draw`, `time`, `analyze`, `protover`, ... switch features
+/// off), so the error's own text, which holds file names, goes only in the
+/// debug line.
+fn report_startup_errors(errors: &mut Vec<StartupError>) {
+    for e in errors.drain(..) {
+        say(&format!("Error (variant file not loaded): {}", e.named_in));
+        say(&format!("# {}: {}", e.named_in, e.error));
+    }
+}
+
+/// Run XBoard until `quit` or the end of input. `startup_errors` follow the
+/// answer to the first command after `xboard`: the feature list, when it is
+/// `protover`, so that the GUI reads `#` lines as debug output (see
+/// [`report_startup_errors`]).
+pub fn run(engine: Engine, rx: Receiver<Input>, mut startup_errors: Vec<StartupError>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
     let (variants, variant, pair_promotion) = copies(&engine);
     let mut xb = Xboard {
@@ -141,6 +158,9 @@ pub fn run(engine: Engine, rx: Receiver<Input>) {
             if !xb.command(line.trim()) {
                 break 'session;
             }
+            if first_word(&line) != Some("xboard") {
+                report_startup_errors(&mut startup_errors);
+            }
         }
         let line = match super::next_line(&rx, !queue.is_empty()) {
             Next::Line(line) => line,
@@ -175,23 +195,15 @@ fn copies(e: &Engine) -> (VariantSet, Arc<Variant>, bool) {
     )
 }
 
-/// The value of a check option: `1` or `0`.
-fn check(name: &str, value: &str) -> Result<bool, EngineError> {
-    match value {
-        "1" => Ok(true),
-        "0" => Ok(false),
-        _ => Err(EngineError::BadOption {
-            name: name.to_string(),
-            value: value.to_string(),
-            allowed: Allowed::ZeroOrOne,
-        }),
-    }
-}
-
-/// Commands that change what a search uses: they wait until the search for
-/// our move has played it.
+/// Commands that wait until the search for our move has played it: those
+/// that change what a search uses, and `ping`, whose `pong` must follow our
+/// move (and both lines of a two-leg move). Pondering and analysis do not
+/// count as thinking on our move: `ping` is answered at once then.
 fn waits_for_move(line: &str) -> bool {
-    matches!(first_word(line), Some("option" | "memory" | "cores"))
+    matches!(
+        first_word(line),
+        Some("option" | "memory" | "cores" | "ping")
+    )
 }
 
 /// Commands that end a running search without its move.
@@ -233,244 +245,6 @@ impl Xboard {
     fn finish(&mut self) {
         if let Some(job) = self.job.take() {
             job.finish(&self.shared);
-        }
-    }
-
-    /// Handle one line; false on `quit`.
-    fn command(&mut self, line: &str) -> bool {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let Some(&cmd) = words.first() else {
-            return true;
-        };
-        let args = &words[1..];
-        // A move entry lasts only while the GUI reports it.
-        if !matches!(cmd, "lift" | "put" | "hover" | "ping") {
-            self.entry.reset();
-        }
-        let result = match cmd {
-            "quit" => return false,
-            "xboard" | "accepted" | "rejected" | "computer" | "random" | "name" | "ics"
-            | "white" | "black" | "bk" | "nps" | "otherboard" => Ok(()),
-            "protover" => {
-                self.features();
-                Ok(())
-            }
-            "ping" => {
-                say(&format!("pong {}", args.first().unwrap_or(&"")));
-                Ok(())
-            }
-            "?" => {
-                if let Some(job) = &self.job {
-                    job.move_now(&self.shared);
-                }
-                Ok(())
-            }
-            "." => {
-                if self.analyzing {
-                    say(&self.shared.status_line());
-                }
-                Ok(())
-            }
-            "post" | "nopost" => {
-                self.shared.post.store(cmd == "post", Ordering::Relaxed);
-                Ok(())
-            }
-            "hard" => {
-                self.shared.ponder.store(true, Ordering::Relaxed);
-                Ok(())
-            }
-            "easy" => {
-                self.shared.ponder.store(false, Ordering::Relaxed);
-                if self.job.as_ref().is_some_and(|j| j.is_pondering()) {
-                    self.finish();
-                }
-                Ok(())
-            }
-            "hint" => {
-                if let Some(h) = search::lock(&self.shared.hint).clone() {
-                    say(&format!("Hint: {h}"));
-                }
-                Ok(())
-            }
-            "draw" => {
-                if self.shared.last_score.load(Ordering::Relaxed) < ACCEPT_DRAW_BELOW_CP {
-                    say("offer draw");
-                }
-                Ok(())
-            }
-            "time" => centiseconds(args.first()).map(|t| self.clock.own_ms = Some(t)),
-            "otim" => centiseconds(args.first()).map(|t| self.clock.opponent_ms = Some(t)),
-            "level" => self.clock.set_level(args),
-            "st" => match args.first().and_then(|s| s.parse::<f64>().ok()) {
-                Some(s) if s > 0.0 && s.is_finite() => {
-                    self.clock.per_move_ms = Some(((s * 1000.0) as u64).min(clock::MAX_CLOCK_MS));
-                    Ok(())
-                }
-                _ => Err("st needs seconds".into()),
-            },
-            "sd" => match args.first().and_then(|s| s.parse::<u32>().ok()) {
-                Some(d) if d > 0 => {
-                    self.clock.depth = Some(d);
-                    Ok(())
-                }
-                _ => Err("sd needs a depth".into()),
-            },
-            "memory" | "cores" => match args.first().and_then(|s| s.parse::<usize>().ok()) {
-                Some(n) => {
-                    self.finish();
-                    let mut e = self.engine();
-                    if cmd == "memory" {
-                        e.set_hash_mb(n).map_err(CommandError::from)
-                    } else {
-                        e.set_threads(n);
-                        Ok(())
-                    }
-                }
-                None => Err(format!("{cmd} needs a number").into()),
-            },
-            "option" => {
-                self.finish();
-                let r = self.option(&line[cmd.len()..]);
-                self.mirror();
-                r
-            }
-            "new" => {
-                self.abort();
-                self.new_game()
-            }
-            // Bad input is refused before a running search is disturbed.
-            "variant" => self.variant(args),
-            "setboard" => self.setboard(line[cmd.len()..].trim()),
-            "force" | "result" => {
-                self.abort();
-                self.side = None;
-                Ok(())
-            }
-            "go" => {
-                self.abort();
-                let stm = self.engine().position().side_to_move();
-                self.side = Some(stm);
-                self.analyzing = false;
-                self.think();
-                Ok(())
-            }
-            "playother" => {
-                self.abort();
-                let stm = self.engine().position().side_to_move();
-                self.side = Some(stm.flip());
-                Ok(())
-            }
-            "lift" | "put" | "hover" => self.entry_command(cmd, args),
-            "usermove" => match args {
-                [mv] => {
-                    self.user_move(mv);
-                    Ok(())
-                }
-                _ => Err("usermove needs one move".into()),
-            },
-            "undo" | "remove" => {
-                self.abort();
-                self.take_back(if cmd == "undo" { 1 } else { 2 })
-            }
-            "analyze" => {
-                self.abort();
-                self.analyzing = true;
-                self.side = None;
-                self.start(JobKind::Analyze);
-                Ok(())
-            }
-            "exit" => {
-                self.abort();
-                self.analyzing = false;
-                Ok(())
-            }
-            _ if words.len() == 1 && looks_like_move(cmd) => {
-                self.user_move(cmd);
-                Ok(())
-            }
-            _ => Err("unknown command".into()),
-        };
-        if let Err(reason) = result {
-            say(&format!("Error ({reason}): {line}"));
-        }
-        true
-    }
-
-    /// The feature list, from the mirrored settings: `protover` may come
-    /// while a search holds the engine.
-    fn features(&self) {
-        let mut names: Vec<String> = Vec::new();
-        let mut pair = false;
-        for n in self.variants.names() {
-            if let Ok(v) = self.variants.compile(n) {
-                pair |= v.has_pair_promotion();
-                if !names.contains(&v.xboard.name) {
-                    names.push(v.xboard.name.clone());
-                }
-            }
-        }
-        say(&format!(
-            "feature myname=\"Amalgam {}\" variants=\"{}\" setboard=1 ping=1 usermove=1 \
-             playother=1 colors=0 sigint=0 sigterm=0 time=1 draw=1 reuse=1 analyze=1 san=0 \
-             debug=1 memory=1 smp=1 highlight=1",
-            env!("CARGO_PKG_VERSION"),
-            names.join(",")
-        ));
-        // Offered only when a loaded variant defines a pair promotion.
-        if pair {
-            say(&format!(
-                "feature option=\"PairPromotion -check {}\"",
-                u8::from(self.pair_promotion)
-            ));
-        }
-        say("feature option=\"VariantPath -file \"");
-        say(&format!(
-            "feature option=\"SplitCommand -check {}\"",
-            u8::from(self.shared.split.load(Ordering::Relaxed))
-        ));
-        say(&format!(
-            "feature option=\"UseNNUE -check {}\"",
-            u8::from(self.use_nnue)
-        ));
-        say("feature done=1");
-    }
-
-    fn option(&mut self, text: &str) -> Result<(), CommandError> {
-        let (name, value) = text.split_once('=').unwrap_or((text, ""));
-        let (name, value) = (name.trim(), value.trim());
-        if name == "SplitCommand" {
-            // Takes effect with the next `variant`: its `setup` names the
-            // parent and piece table the forms of moves rely on.
-            self.shared
-                .split
-                .store(check(name, value)?, Ordering::Relaxed);
-            self.entry.set_gui(self.shared.gui());
-            return Ok(());
-        }
-        let mut e = self.engine();
-        match name {
-            "PairPromotion" => {
-                let on = check(name, value)?;
-                // Switching compiles the variant again from its start position,
-                // so only a change of value does it.
-                if on != e.pair_promotion() {
-                    e.set_pair_promotion(on)?;
-                }
-                Ok(())
-            }
-            "UseNNUE" => {
-                let on = check(name, value)?;
-                e.set_use_nnue(on);
-                drop(e);
-                self.use_nnue = on;
-                Ok(())
-            }
-            "VariantPath" if value.is_empty() => Ok(()),
-            "VariantPath" => {
-                e.load_variant_file(value)?;
-                Ok(())
-            }
-            _ => Err("unknown option".into()),
         }
     }
 
@@ -650,13 +424,4 @@ impl Xboard {
             Err(e) => say(&format!("Error (cannot start the search: {e}): go")),
         }
     }
-}
-
-/// A bare word shaped like a move (for GUIs that omit `usermove`).
-fn looks_like_move(w: &str) -> bool {
-    let b = w.as_bytes();
-    b.len() >= 4
-        && b[0].is_ascii_lowercase()
-        && b[1].is_ascii_digit()
-        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ',')
 }

@@ -5,7 +5,7 @@
 //! that stays behind, and an en-passant capture by a man the GUI does not
 //! treat as a pawn as two legs through the victim.
 
-use super::setup::{self, wears_rook_glyph};
+use super::glyphs::{pawn_glyph, wears_rook_glyph};
 use crate::rules::board::Position;
 use crate::rules::notation::MoveError;
 use crate::rules::types::{Move, MoveKind, Square};
@@ -181,7 +181,7 @@ impl GuiBoard {
         let (from, to) = (mv.from(), mv.to());
         let mover = self.letter(pos, from);
         let result = v.piece(mv.result()).letter.to_ascii_uppercase();
-        let pawn_slot = setup::pawn_glyph(v) == mover;
+        let pawn_slot = pawn_glyph(v) == mover;
         // What the GUI shows afterwards on each square the move touches
         // (None: empty); squares it shows exactly are left out.
         let mut shown: Vec<(Square, Option<char>)> = Vec::new();

@@ -192,7 +192,9 @@ impl Job {
                             && shared.ponder.load(Ordering::Relaxed)
                             && !np.load(Ordering::Relaxed)
                         {
-                            en.store(true, Ordering::Relaxed);
+                            // Set after the move's lines are out: a `ping`
+                            // that waits for the move is answered after it.
+                            en.store(true, Ordering::Release);
                             // The move search may have ended by a stop (`?`);
                             // one meant for the ponder search is repeated
                             // until the thread ends (`Job::end`).
@@ -224,7 +226,7 @@ impl Job {
     /// The search for our move is still running.
     pub fn is_thinking(&self) -> bool {
         self.kind == JobKind::Think
-            && !self.endless.load(Ordering::Relaxed)
+            && !self.endless.load(Ordering::Acquire)
             && !self.handle.is_finished()
     }
 

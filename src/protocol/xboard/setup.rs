@@ -2,42 +2,13 @@
 //! the ini's piece table and Betza strings), what its FENs leave out, and how
 //! a finished game is claimed.
 
+use super::glyphs::{KING_MOVES, SLOT_MOVES, no_rook_glyph};
 use super::moves::Gui;
 use super::split::{self, SplitTable};
 use crate::rules::board::Position;
 use crate::rules::game::{Outcome, Termination, outcome};
 use crate::rules::types::Color;
 use crate::rules::variant::Variant;
-
-/// The GUI's own moves for the glyph slots whose meaning it fixes: Pawn,
-/// Knight, Bishop, Rook and Queen in the first five slots, the King in the
-/// last. A man whose Betza string differs, or who sits in any other slot,
-/// gets a `piece` line.
-const SLOT_MOVES: [&str; 5] = ["fmWfcFifmnD", "N", "B", "R", "Q"];
-const KING_MOVES: &str = "K";
-/// Slot of the Rook glyph: without it the GUI cannot write castling rights.
-const ROOK_SLOT: usize = 3;
-
-/// White's half of the piece table (empty when the variant has none): its
-/// first half of characters, since the ini may hold any text there.
-fn white_half(v: &Variant) -> &str {
-    let t = &v.xboard.piece_table;
-    let half = t.chars().count() / 2;
-    t.char_indices()
-        .nth(half)
-        .and_then(|(i, _)| t.get(..i))
-        .unwrap_or(t)
-}
-
-/// The letter in the GUI's Pawn slot (none without a piece table).
-pub fn pawn_glyph(v: &Variant) -> Option<char> {
-    white_half(v).chars().next().filter(|&c| c != '.')
-}
-
-/// Whether men with this letter wear the GUI's Rook glyph.
-pub fn wears_rook_glyph(v: &Variant, letter: char) -> bool {
-    white_half(v).chars().nth(ROOK_SLOT) == Some(letter.to_ascii_uppercase())
-}
 
 /// `setup` and `piece` lines for a variant, with `fen` (else the start
 /// position) as the GUI's initial position, and for a GUI with `split` the
@@ -85,8 +56,7 @@ pub fn setup_lines(v: &Variant, fen: Option<&str>, gui: Gui) -> Vec<String> {
 /// start squares.
 pub fn fill_castling(v: &std::sync::Arc<Variant>, fen: &str) -> String {
     let mut fields: Vec<&str> = fen.split_whitespace().collect();
-    let blind = white_half(v).chars().nth(ROOK_SLOT) == Some('.');
-    if !blind || fields.get(2) != Some(&"-") {
+    if !no_rook_glyph(v) || fields.get(2) != Some(&"-") {
         return fen.to_string();
     }
     let Ok(pos) = Position::from_fen(v.clone(), fen) else {
@@ -138,6 +108,7 @@ pub fn claim(pos: &mut Position) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::xboard::glyphs;
     use crate::rules::variant_set::VariantSet;
 
     fn variant(name: &str) -> std::sync::Arc<Variant> {
@@ -163,7 +134,7 @@ mod tests {
     }
 
     /// A piece table is text from the ini: halving it must not split a
-    /// character.
+    /// character, and the `setup` line takes it whole.
     #[test]
     fn a_piece_table_with_multibyte_characters_is_halved_by_characters() {
         let mut set = VariantSet::builtin();
@@ -173,7 +144,8 @@ mod tests {
         );
         assert!(errors.is_empty(), "{errors:?}");
         let v = set.compile("wide").expect("variant");
-        assert_eq!(white_half(&v), "PNBRQ\u{e9}");
+        assert_eq!(glyphs::white_half(&v), "PNBRQ\u{e9}");
+        assert_eq!(glyphs::pawn_glyph(&v), Some('P'));
         assert!(
             setup_lines(&v, None, Gui::Classic)[0]
                 .starts_with("setup (PNBRQ\u{e9}Kpnbrq) 8x8+0_fairy ")

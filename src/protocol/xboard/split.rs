@@ -19,6 +19,7 @@
 //! empty. For such a move the engine sends a table with that one entry
 //! changed, the move, then the standard table again (see [`lines_for`]).
 
+use super::glyphs::PAWN_MOVES;
 use super::moves::{Gui, to_gui};
 use crate::rules::board::Position;
 use crate::rules::types::{Cell, Color, Move, MoveKind, PieceType};
@@ -41,9 +42,6 @@ pub struct SplitTable {
 /// promote on the destination, so these give way to the generic parent.
 const GATING_PARENTS: [&str; 1] = ["seirawan"];
 const GENERIC_PARENT: &str = "fairy";
-
-/// The GUI's own pawn moves, those of its Pawn slot.
-const PAWN_MOVES: &str = "fmWfcFifmnD";
 
 /// The parent variant named in `setup` for this GUI.
 pub fn parent(v: &Variant, gui: Gui) -> &str {
