@@ -346,7 +346,7 @@ fn is_placeholder(word: &str) -> bool {
 }
 
 /// The commands that have commands of their own (`pgn check`).
-const WITH_SUBCOMMANDS: &[&str] = &["pgn"];
+const WITH_SUBCOMMANDS: &[&str] = &["pgn", "data"];
 
 /// The command words of an argument list (`pgn stats`, `perft`), skipping
 /// global options and bracketed parts.
