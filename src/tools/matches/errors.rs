@@ -181,10 +181,7 @@ pub enum MatchError {
     /// The PGN file could not be written.
     Pgn { path: String, error: std::io::Error },
     /// The games already in the PGN file cannot be continued.
-    Resume {
-        path: String,
-        error: super::resume::ResumeError,
-    },
+    Resume { path: String, error: ResumeError },
 }
 
 impl fmt::Display for MatchError {
@@ -198,3 +195,43 @@ impl fmt::Display for MatchError {
 }
 
 impl std::error::Error for MatchError {}
+
+/// Why the games of a file cannot be continued.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResumeError {
+    /// The file cannot be read.
+    Read(String),
+    /// A game before the last is not whole.
+    Damaged { line: usize, why: String },
+    /// A game that is not one of this match (or of this part of it).
+    Foreign { line: usize, why: String },
+    /// A round that the file holds twice.
+    Twice {
+        line: usize,
+        round: usize,
+        first: usize,
+    },
+}
+
+impl fmt::Display for ResumeError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ResumeError::Read(e) => f.write_str(e),
+            ResumeError::Damaged { line, why } => write!(
+                f,
+                "the game at line {line} is damaged ({why}) and whole games follow it"
+            ),
+            ResumeError::Foreign { line, why } => write!(
+                f,
+                "the game at line {line} is not one of this match: {why} \
+                 (resume with the command that began the match)"
+            ),
+            ResumeError::Twice { line, round, first } => write!(
+                f,
+                "the game at line {line} is round {round} again (first at line {first})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResumeError {}

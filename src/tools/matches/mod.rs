@@ -23,7 +23,7 @@ pub mod xboard_client;
 use crate::tools::openings::Opening;
 use crate::util::stop::Stop;
 use config::{EngineSpec, MatchConfig, Prepared, Proto};
-use errors::MatchError;
+use errors::{MatchError, ResumeError};
 use player::Player;
 use referee::{GameReport, GameRules, play_game};
 use results::{Results, fmt_elo, fmt_los};
@@ -149,7 +149,7 @@ fn resume(
     // A match not yet begun has no file.
     let text = if std::path::Path::new(path).exists() {
         crate::util::textfile::read(path, crate::util::textfile::MAX_DATA_BYTES)
-            .map_err(|e| failed(resume::ResumeError::Read(e.to_string())))?
+            .map_err(|e| failed(ResumeError::Read(e.to_string())))?
     } else {
         String::new()
     };

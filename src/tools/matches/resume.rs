@@ -5,10 +5,10 @@
 //! dropped from the file and played again; a damaged game before it stops
 //! the resumption, since dropping it would drop whole games after it.
 
+use super::errors::ResumeError;
 use super::pgn::{GAME_PAIR_TAG, PgnGame, read_games};
 use crate::rules::game::Outcome;
 use std::collections::HashMap;
-use std::fmt;
 
 /// A game of the schedule as a PGN game must name it.
 #[derive(Clone, Debug)]
@@ -40,46 +40,6 @@ pub struct Resumed {
     /// The line where a last game cut short started, if there was one.
     pub dropped: Option<usize>,
 }
-
-/// Why the games of a file cannot be continued.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ResumeError {
-    /// The file cannot be read.
-    Read(String),
-    /// A game before the last is not whole.
-    Damaged { line: usize, why: String },
-    /// A game that is not one of this match (or of this part of it).
-    Foreign { line: usize, why: String },
-    /// A round that the file holds twice.
-    Twice {
-        line: usize,
-        round: usize,
-        first: usize,
-    },
-}
-
-impl fmt::Display for ResumeError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            ResumeError::Read(e) => f.write_str(e),
-            ResumeError::Damaged { line, why } => write!(
-                f,
-                "the game at line {line} is damaged ({why}) and whole games follow it"
-            ),
-            ResumeError::Foreign { line, why } => write!(
-                f,
-                "the game at line {line} is not one of this match: {why} \
-                 (resume with the command that began the match)"
-            ),
-            ResumeError::Twice { line, round, first } => write!(
-                f,
-                "the game at line {line} is round {round} again (first at line {first})"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ResumeError {}
 
 /// The result of a whole game: its `Result` tag, which its move text ends
 /// with too. The runner writes a game at once, so a game without one was

@@ -135,10 +135,10 @@ mod tests {
             assert_eq!(q.clamped, 0);
             assert_eq!((q.net.hidden, q.net.inputs), (16, 768));
             let net = Net::new(layout.clone(), q.net, "test").expect("a net for chess");
-            for i in 0..samples.len() {
+            for (i, pos) in positions.iter().enumerate() {
                 let s = samples.get(i);
                 let float = 400.0 * model.output(&s);
-                let int = net.evaluate(&positions[i]) as f32;
+                let int = net.evaluate(pos) as f32;
                 assert_eq!(net.evaluate_features(s.us, s.them), int as i32);
                 // Each weight is rounded by up to half a step (1/510 for the
                 // feature weights, 1/2048 for the output weights): a few
