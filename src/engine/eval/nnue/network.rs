@@ -40,10 +40,11 @@ pub enum NetOrigin {
 
 impl fmt::Display for NetOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NetOrigin::Embedded(name) => write!(f, "embedded network {name}"),
-            NetOrigin::File(path) => write!(f, "network file {path}"),
-        }
+        let (kind, name) = match self {
+            NetOrigin::Embedded(name) => ("embedded network", *name),
+            NetOrigin::File(path) => ("network file", path.as_str()),
+        };
+        write!(f, "{kind} {name}")
     }
 }
 
