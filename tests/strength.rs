@@ -84,25 +84,37 @@ fn the_users_lower_limit_still_applies() {
 }
 
 /// A seed repeats a level's choice, position by position; the choices of
-/// some seeds differ from the full engine's move, so that there is a
-/// choice to repeat.
+/// some seeds differ from the full engine's move, and from each other's in
+/// the same position (the search is the same: only the choice differs).
 #[test]
 fn a_seed_repeats_a_levels_choice() {
-    let mut differs = 0;
+    let (mut differs, mut chosen_apart) = (0, 0);
     for (v, fen) in POSITIONS {
         let (full, _) = search(v, fen, None, 200_000);
+        let mut moves: Vec<String> = Vec::new();
         for seed in 1..=4 {
             let (first, _) = search(v, fen, Some((800, seed)), 1_000_000);
             let (again, _) = search(v, fen, Some((800, seed)), 1_000_000);
             assert_eq!(first, again, "{v} {fen} seed {seed}");
             differs += usize::from(first != full);
+            moves.push(first);
         }
+        moves.sort();
+        moves.dedup();
+        chosen_apart += usize::from(moves.len() > 1);
     }
     assert!(
         differs >= 3,
         "only {differs} choices differ from the full engine's"
     );
+    assert!(
+        chosen_apart >= 2,
+        "seeds chose apart in {chosen_apart} positions"
+    );
 }
+
+/// The range of `UCI_Elo`, as its refusals name it.
+const RANGE: &str = "(800 to 2600)";
 
 #[test]
 fn uci_offers_the_options_and_refuses_bad_values() {
@@ -115,28 +127,16 @@ fn uci_offers_the_options_and_refuses_bad_values() {
     ] {
         assert!(lines.iter().any(|l| l == option), "{option}: {lines:?}");
     }
-    for (line, error) in [
-        (
-            "setoption name UCI_Elo value 5000",
-            "info string error: UCI_Elo: bad value '5000' (800 to 2600)",
-        ),
-        (
-            "setoption name UCI_Elo value 799",
-            "info string error: UCI_Elo: bad value '799' (800 to 2600)",
-        ),
-        (
-            "setoption name UCI_Elo value strong",
-            "info string error: UCI_Elo: bad value 'strong' (800 to 2600)",
-        ),
-        (
-            "setoption name UCI_LimitStrength value maybe",
-            "info string error: UCI_LimitStrength: bad value 'maybe' (true or false)",
-        ),
+    for (name, value, allowed) in [
+        ("UCI_Elo", "5000", RANGE),
+        ("UCI_Elo", "799", RANGE),
+        ("UCI_Elo", "strong", RANGE),
+        ("UCI_LimitStrength", "maybe", "(true or false)"),
     ] {
-        s.send(line);
+        s.send(&format!("setoption name {name} value {value}"));
         s.send("isready");
-        let answer = s.until("readyok");
-        assert_eq!(answer, [error, "readyok"], "{line}");
+        let error = format!("info string error: {name}: bad value '{value}' {allowed}");
+        assert_eq!(s.until("readyok"), [error.as_str(), "readyok"]);
     }
     // The session goes on, at the level asked for: a search of a few
     // hundred nodes.
@@ -153,55 +153,50 @@ fn uci_offers_the_options_and_refuses_bad_values() {
     assert!(nodes > 0.0 && nodes < 2_000.0, "{lines:?}");
 }
 
+/// The XBoard feature list holds the strength options with these values.
+fn assert_features(s: &mut Session, on: u8, elo: u32) {
+    s.send("protover 2");
+    let lines = s.until("feature done=1");
+    for feature in [
+        format!("feature option=\"UCI_LimitStrength -check {on}\""),
+        format!("feature option=\"UCI_Elo -spin {elo} 800 2600\""),
+    ] {
+        assert!(lines.contains(&feature), "{feature}: {lines:?}");
+    }
+}
+
 #[test]
 fn xboard_offers_the_options_and_refuses_bad_values() {
     let mut s = Session::start();
     s.send("xboard");
-    s.send("protover 2");
-    let lines = s.until("feature done=1");
-    for feature in [
-        "feature option=\"UCI_LimitStrength -check 0\"",
-        "feature option=\"UCI_Elo -spin 1500 800 2600\"",
+    assert_features(&mut s, 0, 1500);
+    for (option, why) in [
+        ("UCI_Elo=2601", format!("UCI_Elo: bad value '2601' {RANGE}")),
+        ("UCI_Elo=weak", format!("UCI_Elo: bad value 'weak' {RANGE}")),
+        ("UCI_LimitStrength=2", "UCI_LimitStrength is 0 or 1".into()),
     ] {
-        assert!(lines.iter().any(|l| l == feature), "{feature}: {lines:?}");
-    }
-    for (line, error) in [
-        (
-            "option UCI_Elo=2601",
-            "Error (UCI_Elo: bad value '2601' (800 to 2600)): option UCI_Elo=2601",
-        ),
-        (
-            "option UCI_Elo=weak",
-            "Error (UCI_Elo: bad value 'weak' (800 to 2600)): option UCI_Elo=weak",
-        ),
-        (
-            "option UCI_LimitStrength=2",
-            "Error (UCI_LimitStrength is 0 or 1): option UCI_LimitStrength=2",
-        ),
-    ] {
-        s.send(line);
-        assert_eq!(s.sync(), [error], "{line}");
+        s.send(&format!("option {option}"));
+        assert_eq!(s.sync(), [format!("Error ({why}): option {option}")]);
     }
     // Taken: the feature list shows the new values, and the engine plays.
     for line in ["option UCI_LimitStrength=1", "option UCI_Elo=900"] {
         s.send(line);
         assert!(s.sync().is_empty(), "{line}");
     }
-    s.send("protover 2");
-    let lines = s.until("feature done=1");
-    for feature in [
-        "feature option=\"UCI_LimitStrength -check 1\"",
-        "feature option=\"UCI_Elo -spin 900 800 2600\"",
-    ] {
-        assert!(lines.iter().any(|l| l == feature), "{feature}: {lines:?}");
+    assert_features(&mut s, 1, 900);
+    // The level's search: thinking lines (ply, score, time, nodes, pv) of
+    // a few thousand nodes at most.
+    for line in ["new", "post", "go"] {
+        s.send(line);
     }
-    s.send("new");
-    s.send("post");
-    s.send("go");
-    let lines = s.until("move ");
+    let thinking = s.until("move ");
+    let nodes: Vec<u64> = thinking
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(3)?.parse().ok())
+        .collect();
     assert!(
-        lines.last().is_some_and(|l| l.starts_with("move ")),
-        "{lines:?}"
+        !nodes.is_empty() && nodes.iter().all(|&n| n < 5_000),
+        "{thinking:?}"
     );
 }
 

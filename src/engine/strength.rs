@@ -354,39 +354,27 @@ mod tests {
 
     #[test]
     fn tables_out_of_order_or_malformed_are_refused() {
-        for (text, err) in [
-            ("", TableError::Empty),
-            ("# only\n", TableError::Empty),
-            ("800 300 1 8\n", TableError::BadRow(1)),
-            ("800 300 1 8 x\n", TableError::BadRow(1)),
-            ("800 300 1 8 -4\n", TableError::BadRow(1)),
-            (
-                "800 300 0 8 4\n",
-                TableError::OutOfOrder(1, "a value below 1"),
-            ),
-            (
-                "900 300 1 8 4\n800 400 1 8 4\n",
-                TableError::OutOfOrder(2, "elo"),
-            ),
-            (
-                "800 300 1 8 4\n900 200 1 8 4\n",
-                TableError::OutOfOrder(2, "nodes"),
-            ),
-            (
-                "800 300 2 8 4\n900 400 1 8 4\n",
-                TableError::OutOfOrder(2, "depth"),
-            ),
-            (
-                "800 300 1 8 4\n900 400 1 9 4\n",
-                TableError::OutOfOrder(2, "moves"),
-            ),
-            (
-                "800 300 1 8 4\n900 400 1 8 5\n",
-                TableError::OutOfOrder(2, "spread"),
-            ),
-        ] {
-            assert_eq!(StrengthTable::parse(text), Err(err), "{text:?}");
+        let parse = StrengthTable::parse;
+        assert_eq!(parse(""), Err(TableError::Empty));
+        assert_eq!(parse("# only\n"), Err(TableError::Empty));
+        for row in ["800 300 1 8", "800 300 1 8 x", "800 300 1 8 -4"] {
+            assert_eq!(parse(row), Err(TableError::BadRow(1)), "{row}");
         }
+        let below = TableError::OutOfOrder(1, "a value below 1");
+        assert_eq!(parse("800 300 0 8 4"), Err(below));
+        // Each column out of order in the second row.
+        for (second, column) in [
+            ("700 400 1 8 4", "elo"),
+            ("900 200 1 8 4", "nodes"),
+            ("900 400 0 8 4", "a value below 1"),
+            ("900 400 1 9 4", "moves"),
+            ("900 400 1 8 5", "spread"),
+        ] {
+            let text = format!("800 300 1 8 4\n{second}\n");
+            assert_eq!(parse(&text), Err(TableError::OutOfOrder(2, column)));
+        }
+        let text = "800 300 2 8 4\n900 400 1 8 4\n";
+        assert_eq!(parse(text), Err(TableError::OutOfOrder(2, "depth")));
     }
 
     #[test]
