@@ -16,6 +16,8 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--threads",
             "--multipv",
             "--hash",
+            "--elo",
+            "--seed",
         ],
     ),
     (

@@ -125,6 +125,13 @@ pub struct Go {
     multipv: usize,
     #[command(flatten)]
     hash: Hash,
+    /// Play at this level (UCI_LimitStrength with UCI_Elo N): fewer nodes,
+    /// a shallower search and a choice among the best few moves
+    #[arg(long, value_name = "N")]
+    elo: Option<u32>,
+    /// Seed of a level's choice (the same seed, the same move)
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
 }
 
 impl Go {
@@ -136,6 +143,13 @@ impl Go {
         engine.set_threads(self.threads.threads);
         engine.set_multipv(self.multipv);
         engine.set_hash_mb(self.hash.hash).map_err(text)?;
+        if let Some(elo) = self.elo {
+            engine.set_elo(elo).map_err(text)?;
+            engine.set_limit_strength(true);
+        }
+        if let Some(seed) = self.seed {
+            engine.set_strength_seed(seed);
+        }
         let mut limits = self.limit.limits();
         if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
             limits.movetime = Some(1000);

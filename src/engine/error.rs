@@ -16,6 +16,8 @@ pub enum Allowed {
     TrueOrFalse,
     /// `0` or `1` (XBoard checks).
     ZeroOrOne,
+    /// A whole number from `min` to `max`.
+    Range { min: u32, max: u32 },
 }
 
 /// Why the engine refused a request. Errors leave the engine as it was.
@@ -62,6 +64,9 @@ impl fmt::Display for EngineError {
                 Allowed::Number => write!(f, "{name}: bad value '{value}'"),
                 Allowed::TrueOrFalse => write!(f, "{name}: bad value '{value}' (true or false)"),
                 Allowed::ZeroOrOne => write!(f, "{name} is 0 or 1"),
+                Allowed::Range { min, max } => {
+                    write!(f, "{name}: bad value '{value}' ({min} to {max})")
+                }
             },
             EngineError::HashRefused(e) => write!(f, "{e}"),
         }
@@ -123,6 +128,17 @@ mod tests {
             (
                 bad("PairPromotion", "2", Allowed::ZeroOrOne),
                 "PairPromotion is 0 or 1",
+            ),
+            (
+                bad(
+                    "UCI_Elo",
+                    "5000",
+                    Allowed::Range {
+                        min: 800,
+                        max: 2600,
+                    },
+                ),
+                "UCI_Elo: bad value '5000' (800 to 2600)",
             ),
             (
                 EngineError::HashRefused(TableRefused { mb: 7 }),

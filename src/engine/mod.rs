@@ -6,11 +6,13 @@ pub mod bench;
 mod error;
 pub mod eval;
 pub mod search;
+pub mod strength;
 
 pub use error::{Allowed, EngineError};
 
 use crate::engine::eval::Evaluator;
 use crate::engine::search::{Limits, SearchInfo, SearchOptions, SearchResult, Searcher};
+use crate::engine::strength::{LastLines, Level, Strength};
 use crate::rules::board::Position;
 use crate::rules::types::Move;
 use crate::rules::variant::{LoadError, Variant};
@@ -39,6 +41,9 @@ pub struct Engine {
     /// Whether the evaluation the searches use has been told since the
     /// variant or `UseNNUE` was last set ([`Engine::evaluation_news`]).
     evaluation_told: bool,
+    /// Full strength, or a level (`UCI_LimitStrength`, `UCI_Elo`) with the
+    /// random numbers of its choices.
+    strength: Strength,
 }
 
 impl Engine {
@@ -72,6 +77,7 @@ impl Engine {
             options: SearchOptions::default(),
             pair_promotion: true,
             evaluation_told: false,
+            strength: Strength::new(),
         }
     }
 
@@ -206,6 +212,45 @@ impl Engine {
         self.options.use_nnue
     }
 
+    /// Play at the level of [`Engine::elo`] (on) or at full strength (off).
+    pub fn set_limit_strength(&mut self, on: bool) {
+        self.strength.set_on(on);
+    }
+
+    pub fn limit_strength(&self) -> bool {
+        self.strength.is_on()
+    }
+
+    /// Set the level's Elo, within [`Engine::elo_range`]: one outside it is
+    /// refused (`UCI_Elo` names the option in the error).
+    pub fn set_elo(&mut self, elo: u32) -> Result<(), EngineError> {
+        self.strength
+            .set_elo(elo)
+            .map_err(|r| EngineError::BadOption {
+                name: "UCI_Elo".to_string(),
+                value: elo.to_string(),
+                allowed: Allowed::Range {
+                    min: r.min,
+                    max: r.max,
+                },
+            })
+    }
+
+    pub fn elo(&self) -> u32 {
+        self.strength.elo()
+    }
+
+    /// The lowest and highest level.
+    pub fn elo_range(&self) -> (u32, u32) {
+        self.strength.table().range()
+    }
+
+    /// Seed the random numbers of a level's choices (a new engine seeds
+    /// them from the clock): a fixed seed repeats its choices.
+    pub fn set_strength_seed(&mut self, seed: u64) {
+        self.strength.set_seed(seed);
+    }
+
     /// Forget what earlier searches learnt (a new game).
     pub fn new_game(&mut self) {
         self.searcher.new_game();
@@ -233,20 +278,78 @@ impl Engine {
     /// once), so a front end that starts the search on another thread clears
     /// the flag with [`Engine::clear_stop`] before it starts the thread: a
     /// `stop` that arrives while the thread is starting is then never lost.
+    ///
+    /// At a level (see [`Engine::set_limit_strength`]) the search takes the
+    /// level's lower node and depth limits and the move is chosen among its
+    /// best lines (see [`strength::choose`]); infinite searches (analysis,
+    /// pondering) are the full engine's always.
     pub fn go(
         &mut self,
         limits: &Limits,
         search_moves: &[Move],
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        self.searcher.search(
+        match self.strength.level().filter(|_| !limits.infinite) {
+            Some(level) => self.go_at_level(level, limits, search_moves, on_info),
+            None => self.searcher.search(
+                &self.position,
+                &self.eval,
+                limits,
+                &self.options,
+                search_moves,
+                on_info,
+            ),
+        }
+    }
+
+    /// A search at a level: `level.moves` lines searched (or the MultiPV
+    /// asked for, if more), those the user asked for reported as the search
+    /// goes, and the line chosen played. When the choice is not the first
+    /// line, the chosen line is reported last as line 1, so that the last
+    /// line shown begins with the move played.
+    fn go_at_level(
+        &mut self,
+        level: Level,
+        limits: &Limits,
+        search_moves: &[Move],
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let shown = self.options.multipv;
+        let options = SearchOptions {
+            multipv: shown.max(level.moves),
+            ..self.options.clone()
+        };
+        let mut last = LastLines::default();
+        let mut result = self.searcher.search(
             &self.position,
             &self.eval,
-            limits,
-            &self.options,
+            &level.lower(limits),
+            &options,
             search_moves,
-            on_info,
-        )
+            &mut |info| {
+                last.record(info);
+                if info.multipv <= shown {
+                    on_info(info);
+                }
+            },
+        );
+        let lines = &last.lines()[..last.lines().len().min(level.moves)];
+        let Some(i) = strength::choose(lines, level.spread, self.strength.rng()) else {
+            return result;
+        };
+        let chosen = &lines[i];
+        if i > 0
+            && let Some(&mv) = chosen.pv.first()
+        {
+            result.best = Some(mv);
+            result.ponder = chosen.pv.get(1).copied();
+            result.value = chosen.value;
+            on_info(&SearchInfo {
+                multipv: 1,
+                ..chosen.clone()
+            });
+        }
+        result
     }
 }
 

@@ -250,6 +250,15 @@ impl Uci {
             "option name UseNNUE type check default {}",
             e.use_nnue()
         ));
+        let (min, max) = e.elo_range();
+        say(&format!(
+            "option name UCI_LimitStrength type check default {}",
+            e.limit_strength()
+        ));
+        say(&format!(
+            "option name UCI_Elo type spin default {} min {min} max {max}",
+            e.elo()
+        ));
         // Offered only when a loaded variant defines a pair promotion.
         let has_pair = e.variants().names().iter().any(|n| {
             e.variants()
@@ -304,6 +313,19 @@ impl Uci {
                 "false" => e.set_use_nnue(false),
                 _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
             },
+            "uci_limitstrength" => match value.trim() {
+                "true" => e.set_limit_strength(true),
+                "false" => e.set_limit_strength(false),
+                _ => return Err(bad_value(Allowed::TrueOrFalse).into()),
+            },
+            "uci_elo" => {
+                let (min, max) = e.elo_range();
+                let elo = value
+                    .trim()
+                    .parse::<u32>()
+                    .map_err(|_| bad_value(Allowed::Range { min, max }))?;
+                e.set_elo(elo)?
+            }
             // Nothing to load: an empty value, as in XBoard, or the default
             // the option advertises.
             "variantpath" if matches!(value.trim(), "" | EMPTY) => {}

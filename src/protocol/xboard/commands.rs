@@ -7,7 +7,7 @@
 
 use super::search::{self, JobKind};
 use super::{Xboard, say};
-use crate::engine::{Allowed, EngineError};
+use crate::engine::{Allowed, Engine, EngineError};
 use crate::protocol::CommandError;
 use std::sync::atomic::Ordering;
 
@@ -38,6 +38,26 @@ fn check(name: &str, value: &str) -> Result<bool, EngineError> {
             value: value.to_string(),
             allowed: Allowed::ZeroOrOne,
         }),
+    }
+}
+
+/// The engine's strength setting (`UCI_LimitStrength`, `UCI_Elo` and the
+/// Elo's range), copied for the feature list, which `protover` may ask for
+/// while a search holds the engine.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StrengthCopy {
+    on: bool,
+    elo: u32,
+    range: (u32, u32),
+}
+
+impl StrengthCopy {
+    pub(super) fn of(e: &Engine) -> StrengthCopy {
+        StrengthCopy {
+            on: e.limit_strength(),
+            elo: e.elo(),
+            range: e.elo_range(),
+        }
     }
 }
 
@@ -245,6 +265,15 @@ impl Xboard {
             "feature option=\"UseNNUE -check {}\"",
             u8::from(self.use_nnue)
         ));
+        let s = self.strength;
+        say(&format!(
+            "feature option=\"UCI_LimitStrength -check {}\"",
+            u8::from(s.on)
+        ));
+        say(&format!(
+            "feature option=\"UCI_Elo -spin {} {} {}\"",
+            s.elo, s.range.0, s.range.1
+        ));
         say("feature done=1");
     }
 
@@ -276,6 +305,26 @@ impl Xboard {
                 e.set_use_nnue(on);
                 drop(e);
                 self.use_nnue = on;
+                Ok(())
+            }
+            "UCI_LimitStrength" => {
+                e.set_limit_strength(check(name, value)?);
+                let copy = StrengthCopy::of(&e);
+                drop(e);
+                self.strength = copy;
+                Ok(())
+            }
+            "UCI_Elo" => {
+                let (min, max) = e.elo_range();
+                let elo = value.parse::<u32>().map_err(|_| EngineError::BadOption {
+                    name: name.to_string(),
+                    value: value.to_string(),
+                    allowed: Allowed::Range { min, max },
+                })?;
+                e.set_elo(elo)?;
+                let copy = StrengthCopy::of(&e);
+                drop(e);
+                self.strength = copy;
                 Ok(())
             }
             "VariantPath" if value.is_empty() => Ok(()),

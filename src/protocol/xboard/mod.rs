@@ -48,6 +48,8 @@ struct Xboard {
     pair_promotion: bool,
     /// The engine's `UseNNUE` setting, for the feature list.
     use_nnue: bool,
+    /// The engine's strength setting, for the feature list.
+    strength: commands::StrengthCopy,
     /// The position of a `setboard` that follows a `variant` in the input
     /// already read (see [`setboard_ahead`]).
     setboard_ahead: Option<String>,
@@ -118,6 +120,7 @@ fn report_startup_errors(errors: &mut Vec<StartupError>) {
 pub fn run(engine: Engine, rx: Receiver<Input>, mut startup_errors: Vec<StartupError>) {
     let shared = Arc::new(Shared::new(engine.stop_handle()));
     let (variants, variant, pair_promotion) = copies(&engine);
+    let strength = commands::StrengthCopy::of(&engine);
     let mut xb = Xboard {
         engine: Arc::new(Mutex::new(engine)),
         shared,
@@ -129,6 +132,7 @@ pub fn run(engine: Engine, rx: Receiver<Input>, mut startup_errors: Vec<StartupE
         variant,
         pair_promotion,
         use_nnue: true,
+        strength,
         setboard_ahead: None,
         entry: entry::Entry::default(),
     };
