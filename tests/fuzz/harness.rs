@@ -9,7 +9,12 @@ pub(crate) struct Config {
     pub(crate) streams: usize,
     pub(crate) ini_files: usize,
     pub(crate) pgn_files: usize,
-    /// Only this job (`uci:N`, `xboard:N`, `ini:N`, `pgn:N`).
+    /// Net files, data files and `pgn stats` runs, each.
+    pub(crate) tool_files: usize,
+    /// `match --shard` and `match --resume` runs, each.
+    pub(crate) matches: usize,
+    /// Only this job (`uci:N`, `xboard:N`, `ini:N`, `pgn:N`, `net:N`,
+    /// `data:N`, `shard:N`, `stats:N`, `resume:N`).
     pub(crate) only: Option<String>,
 }
 
@@ -44,6 +49,8 @@ pub(crate) struct Summary {
     pub(crate) lines: usize,
     pub(crate) ini_files: usize,
     pub(crate) pgn_files: usize,
+    /// Jobs of the other kinds: kind and count.
+    pub(crate) tools: Vec<(&'static str, usize)>,
     pub(crate) judged: usize,
     pub(crate) unjudged: usize,
     pub(crate) findings: Vec<String>,
@@ -107,6 +114,12 @@ pub(crate) struct Ctx {
     /// 3 MB of ini-like junk.
     pub(crate) junk_ini: PathBuf,
     pub(crate) pgn_bases: Vec<String>,
+    /// The embedded nets (the files in `nets/`).
+    pub(crate) net_bases: Vec<Vec<u8>>,
+    /// Real training data files of both formats.
+    pub(crate) data: DataBases,
+    /// A tiny match's PGN (four games at depth 1).
+    pub(crate) match_pgn: String,
     pub(crate) builtin: VariantSet,
     /// The four variants, with and without their pair promotion.
     pub(crate) variants: Vec<Arc<Variant>>,
