@@ -956,16 +956,7 @@ fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
     let last = &whole.pgn[whole.pgn.rfind("[Event ").unwrap()..];
     let cut = &last[..last.len() / 2];
     std::fs::write(&pgn_path, format!("{text}{cut}")).unwrap();
-    let resume = || {
-        Command::new(amalgam())
-            .arg("match")
-            .args(&args)
-            .arg("--pgn")
-            .arg(&pgn_path)
-            .arg("--resume")
-            .output()
-            .expect("resume the match")
-    };
+    let resume = || resume_match(&args, &pgn_path);
     let out = resume();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -998,14 +989,7 @@ fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
     let mut other = args.clone();
     let seed = other.iter().position(|a| a == "--seed").unwrap() + 1;
     other[seed] = "6".into();
-    let out = Command::new(amalgam())
-        .arg("match")
-        .args(&other)
-        .arg("--pgn")
-        .arg(&pgn_path)
-        .arg("--resume")
-        .output()
-        .expect("resume the match");
+    let out = resume_match(&other, &pgn_path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     // The first game in the file is refused: round 1 or, where the other
@@ -1016,6 +1000,18 @@ fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(&pgn_path).unwrap(), text);
+}
+
+/// The match `args` resumed from its PGN file.
+fn resume_match(args: &[String], pgn: &Path) -> std::process::Output {
+    Command::new(amalgam())
+        .arg("match")
+        .args(args)
+        .arg("--pgn")
+        .arg(pgn)
+        .arg("--resume")
+        .output()
+        .expect("resume the match")
 }
 
 /// The whole games in a PGN file so far.
@@ -1115,14 +1111,7 @@ fn a_resumed_game_that_breaks_the_rules_is_refused() {
     std::fs::write(&whole.pgn_path, &damaged).unwrap();
     let (ok, check) = pgn_check(&whole.pgn_path);
     assert!(!ok, "the damage breaks no rule: {check}");
-    let out = Command::new(amalgam())
-        .arg("match")
-        .args(&args)
-        .arg("--pgn")
-        .arg(&whole.pgn_path)
-        .arg("--resume")
-        .output()
-        .expect("resume the match");
+    let out = resume_match(&args, &whole.pgn_path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

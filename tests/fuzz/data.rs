@@ -32,18 +32,7 @@ pub(crate) fn datagen_files(ctx: &mut Ctx) {
         let args = [
             "datagen", variant, "--games", "2", "--nodes", "200", "--out", &p, "--seed", &seed,
         ];
-        let r = run_once(&args, DATAGEN_LIMIT);
-        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
-            let replay = format!("{BIN} {}", args.join(" "));
-            ctx.report(
-                &format!("datagen-{kind}"),
-                &format!("datagen {variant} {name}"),
-                why,
-                r.stderr.as_bytes(),
-                "txt",
-                &replay,
-            );
-        }
+        ctx.setup_command(&args, DATAGEN_LIMIT, &format!("datagen {variant} {name}"));
         made.push(std::fs::read(&path).unwrap_or_default());
     }
     let mut it = made.into_iter();
@@ -105,12 +94,8 @@ pub(crate) fn mutate_binary(rng: &mut Rng, bases: &DataBases) -> Vec<u8> {
                 b.truncate(p);
             }
             3 | 4 => {
-                for _ in 0..1 + rng.below(6) {
-                    if !b.is_empty() {
-                        let k = rng.below(b.len());
-                        b[k] ^= 1 << rng.below(8);
-                    }
-                }
+                let times = 1 + rng.below(6);
+                flip_bits(rng, &mut b, times, 8);
             }
             // A length or count replaced by an extreme.
             5 => {
@@ -166,10 +151,7 @@ pub(crate) fn mutate_text_data(rng: &mut Rng, text: &[u8]) -> Vec<u8> {
                 parts.remove(k);
             }
             5 => {
-                let keep = rng.below(lines[i].len() + 1);
-                lines.truncate(i + 1);
-                let l = lines[i].as_bytes()[..keep].to_vec();
-                lines[i] = String::from_utf8_lossy(&l).into_owned();
+                cut_lines(rng, &mut lines, i);
                 continue;
             }
             6 => {
@@ -189,9 +171,10 @@ pub(crate) fn mutate_text_data(rng: &mut Rng, text: &[u8]) -> Vec<u8> {
         out.push(b'\n');
     }
     if rng.percent(10) {
-        out = bad_utf8(rng, &out);
+        bad_utf8(rng, &out)
+    } else {
+        out
     }
-    out
 }
 
 pub(crate) fn data_job(ctx: &Ctx, index: usize) {
@@ -226,35 +209,23 @@ pub(crate) fn data_job(ctx: &Ctx, index: usize) {
         ]);
     }
     for args in commands {
-        let r = run_once(&args, DATA_LIMIT);
-        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0, 1, 2]) {
-            let shown: Vec<&str> = args
-                .iter()
-                .map(|a| if *a == p { "{}" } else { a })
-                .collect();
-            let replay = format!("{BIN} {}", shown.join(" "));
-            return file_finding(
-                ctx,
-                &format!("{}-{kind}", args[0]),
-                &job,
-                format!("amalgam {} {}: {why}", args[0], args[1]),
-                &path,
-                &replay,
-            );
-        }
+        let shown: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == p { "{}" } else { a })
+            .collect();
+        let replay = format!("{BIN} {}", shown.join(" "));
+        let names = (args[0], job.as_str());
+        let Some(r) = file_command(ctx, &args, &[0, 1, 2], names, &path, &replay, DATA_LIMIT)
+        else {
+            return;
+        };
         // A failure says why: on standard error, or (`data stats`) as an
         // error in its report.
         let failed = r.status.and_then(|s| s.code()) != Some(0);
         if failed && r.stderr.trim().is_empty() && !r.stdout.contains("error") {
-            let replay = format!("{BIN} {}", args.join(" "));
-            return file_finding(
-                ctx,
-                &format!("{}-silent", args[0]),
-                &job,
-                format!("amalgam {} {}: failed without a message", args[0], args[1]),
-                &path,
-                &replay,
-            );
+            let what = format!("amalgam {} {}: failed without a message", args[0], args[1]);
+            let kind = format!("{}-silent", args[0]);
+            return file_finding(ctx, &kind, &job, what, &path, &replay);
         }
     }
 }

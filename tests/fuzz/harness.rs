@@ -147,6 +147,25 @@ impl Ctx {
         }
     }
 
+    /// Run a command that makes the run's material (a finding if it fails:
+    /// its output is kept).
+    pub(crate) fn setup_command(&self, args: &[&str], limit: Duration, job: &str) {
+        let r = run_once(args, limit);
+        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
+            let tail: Vec<&str> = r.stdout.lines().rev().take(3).collect();
+            let output = format!("{}\n--- stderr\n{}", r.stdout, r.stderr);
+            let first = args.first().copied().unwrap_or("");
+            self.report(
+                &format!("{first}-{kind}"),
+                job,
+                format!("{why}; output: {}", tail.join(" / ")),
+                output.as_bytes(),
+                "txt",
+                &format!("{BIN} {}", args.join(" ")),
+            );
+        }
+    }
+
     /// Record a finding: the input goes to the findings directory, and its
     /// path is returned.
     pub(crate) fn report(

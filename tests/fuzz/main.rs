@@ -255,26 +255,7 @@ fn selfplay_games(ctx: &mut Ctx) {
         let args = [
             "selfplay", v, "--games", "2", "--nodes", "300", "--pgn", &p, "--seed", &seed,
         ];
-        let r = run_once(&args, SELFPLAY_LIMIT);
-        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
-            let replay = format!("{BIN} {}", args.join(" "));
-            ctx.report(
-                &format!("selfplay-{kind}"),
-                &format!("selfplay {v}"),
-                format!(
-                    "{why}; output: {}",
-                    r.stdout
-                        .lines()
-                        .rev()
-                        .take(3)
-                        .collect::<Vec<_>>()
-                        .join(" / ")
-                ),
-                r.stdout.as_bytes(),
-                "txt",
-                &replay,
-            );
-        }
+        ctx.setup_command(&args, SELFPLAY_LIMIT, &format!("selfplay {v}"));
         if let Ok(text) = std::fs::read_to_string(&path)
             && !text.is_empty()
         {

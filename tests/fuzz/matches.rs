@@ -59,17 +59,8 @@ pub(crate) fn match_games(ctx: &mut Ctx) {
     let _ = std::fs::remove_file(&path);
     let mut args = match_args(4);
     args.extend(["--pgn".into(), path.display().to_string()]);
-    let r = run_args(&args, MATCH_LIMIT);
-    if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
-        ctx.report(
-            &format!("match-{kind}"),
-            "match 4 games",
-            why,
-            r.stderr.as_bytes(),
-            "txt",
-            &replay_of(&args),
-        );
-    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    ctx.setup_command(&refs, MATCH_LIMIT, "match 4 games");
     ctx.match_pgn = std::fs::read_to_string(&path).unwrap_or_default();
 }
 
@@ -216,6 +207,12 @@ fn games_of(text: &str) -> Vec<String> {
     games
 }
 
+/// The tags by which `--resume` knows a game of the match (and others).
+#[rustfmt::skip]
+const MATCH_TAGS: [&str; 9] = [
+    "Round", "GamePair", "White", "Black", "Variant", "FEN", "Result", "Event", "TimeControl",
+];
+
 fn damage_match_pgn(rng: &mut Rng, text: &str) -> Vec<u8> {
     let mut games = games_of(text);
     match rng.below(8) {
@@ -227,12 +224,8 @@ fn damage_match_pgn(rng: &mut Rng, text: &str) -> Vec<u8> {
         }
         2 => {
             let mut b = text.as_bytes().to_vec();
-            for _ in 0..1 + rng.below(4) {
-                if !b.is_empty() {
-                    let k = rng.below(b.len());
-                    b[k] ^= 1 << rng.below(7);
-                }
-            }
+            let times = 1 + rng.below(4);
+            flip_bits(rng, &mut b, times, 7);
             return b;
         }
         3 if !games.is_empty() => {
@@ -250,18 +243,7 @@ fn damage_match_pgn(rng: &mut Rng, text: &str) -> Vec<u8> {
         6 if !games.is_empty() => {
             // A tag of the match changed.
             let k = rng.below(games.len());
-            let tags = [
-                "Round",
-                "GamePair",
-                "White",
-                "Black",
-                "Variant",
-                "FEN",
-                "Result",
-                "Event",
-                "TimeControl",
-            ];
-            let tag = rng.pick(&tags);
+            let tag = rng.pick(&MATCH_TAGS);
             let value = if rng.percent(50) {
                 rng.pick(&EXTREMES).to_string()
             } else {

@@ -58,20 +58,16 @@ pub(crate) fn mutate_net(rng: &mut Rng, bases: &[Vec<u8>]) -> Vec<u8> {
         match rng.below(9) {
             // Flipped bits anywhere.
             0 | 1 => {
-                for _ in 0..1 + rng.below(8) {
-                    if !b.is_empty() {
-                        let k = rng.below(b.len());
-                        b[k] ^= 1 << rng.below(8);
-                    }
-                }
+                let times = 1 + rng.below(8);
+                flip_bits(rng, &mut b, times, 8);
             }
             // Flipped bits in the header, or an activation code.
             2 => {
                 if rng.percent(30) && len > ACTIVATION {
                     b[ACTIVATION] = rng.next() as u8;
-                } else if !b.is_empty() {
-                    let k = rng.below(b.len().min(96));
-                    b[k] ^= 1 << rng.below(8);
+                } else {
+                    let head = b.len().min(96);
+                    flip_bits(rng, &mut b[..head], 1, 8);
                 }
             }
             // A header field (a size, a count) replaced.
@@ -172,55 +168,33 @@ pub(crate) fn net_job(ctx: &Ctx, index: usize) {
     } else {
         ini.clone()
     };
-    let r = run_once(&["check", &p], FILE_LIMIT);
-    if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0, 1]) {
-        let replay = format!("{BIN} check {p}  (net: {{}}, named '{net}' by the ini)");
-        return file_finding(
-            ctx,
-            &format!("net-check-{kind}"),
-            &job,
-            format!("amalgam check (nnue = {net}): {why}"),
-            &input,
-            &replay,
-        );
-    }
-    let mut st = Stream {
+    let replay = format!("{BIN} check {p}  (net: {{}}, named '{net}' by the ini)");
+    let names = ("net-check", job.as_str());
+    if file_command(
         ctx,
-        job: format!("net file {index} over UCI"),
-        key: format!("net:{index}"),
-        xboard: false,
-        s: Session::start(&["--uci"]),
-        failed: false,
-    };
+        &["check", &p],
+        &[0, 1],
+        names,
+        &input,
+        &replay,
+        FILE_LIMIT,
+    )
+    .is_none()
+    {
+        return;
+    }
+    let (job, key) = (format!("{job} over UCI"), format!("net:{index}"));
+    let mut st = Stream::start(ctx, job, key, &["--uci"]);
     st.s.say("uci");
     st.s.say(&format!("setoption name VariantPath value {p}"));
     st.s.say("setoption name UCI_Variant value fuzznet");
     st.s.say("isready");
-    match st.s.expect(ANSWER, |l| l == "readyok") {
-        Ok(_) => {}
-        Err(Waited::Closed) => st.died("readyok"),
-        Err(Waited::Timeout(lines)) => st.fail(
-            "no-readyok",
-            format!(
-                "no readyok within {ANSWER:?} after loading nnue = {net}; last output {}",
-                last_lines(&lines)
-            ),
-        ),
-    }
+    let context = format!("with nnue = {net}");
+    st.await_line(ANSWER, "readyok", &context, |l| l == "readyok");
     if !st.failed {
         st.s.say("position startpos");
         st.s.say(&format!("go depth {}", rng.range(1, 3)));
-        match st.s.expect(MOVE, |l| l.starts_with("bestmove")) {
-            Ok(_) => {}
-            Err(Waited::Closed) => st.died("bestmove"),
-            Err(Waited::Timeout(lines)) => st.fail(
-                "no-bestmove",
-                format!(
-                    "no bestmove within {MOVE:?} with nnue = {net}; last output {}",
-                    last_lines(&lines)
-                ),
-            ),
-        }
+        st.await_line(MOVE, "bestmove", &context, |l| l.starts_with("bestmove"));
     }
     if !st.failed {
         st.quit();
