@@ -956,16 +956,7 @@ fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
     let last = &whole.pgn[whole.pgn.rfind("[Event ").unwrap()..];
     let cut = &last[..last.len() / 2];
     std::fs::write(&pgn_path, format!("{text}{cut}")).unwrap();
-    let resume = || {
-        Command::new(amalgam())
-            .arg("match")
-            .args(&args)
-            .arg("--pgn")
-            .arg(&pgn_path)
-            .arg("--resume")
-            .output()
-            .expect("resume the match")
-    };
+    let resume = || resume_match(&args, &pgn_path);
     let out = resume();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -998,14 +989,7 @@ fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
     let mut other = args.clone();
     let seed = other.iter().position(|a| a == "--seed").unwrap() + 1;
     other[seed] = "6".into();
-    let out = Command::new(amalgam())
-        .arg("match")
-        .args(&other)
-        .arg("--pgn")
-        .arg(&pgn_path)
-        .arg("--resume")
-        .output()
-        .expect("resume the match");
+    let out = resume_match(&other, &pgn_path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     // The first game in the file is refused: round 1 or, where the other
@@ -1016,6 +1000,18 @@ fn a_match_stopped_by_sigterm_resumes_to_the_unbroken_results() {
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(&pgn_path).unwrap(), text);
+}
+
+/// The match `args` resumed from its PGN file.
+fn resume_match(args: &[String], pgn: &Path) -> std::process::Output {
+    Command::new(amalgam())
+        .arg("match")
+        .args(args)
+        .arg("--pgn")
+        .arg(pgn)
+        .arg("--resume")
+        .output()
+        .expect("resume the match")
 }
 
 /// The whole games in a PGN file so far.
@@ -1093,4 +1089,34 @@ fn pgn_stats_reads_its_options_as_its_help_says() {
     let o = run(&[empty_path.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(":1: the White tag is empty"), "{err}");
+}
+
+/// `--resume` replays the file's games by the rules: a game whose moves
+/// were damaged (a line of its move text written twice) is refused, with
+/// its line, and the file is left as it was, rather than kept and
+/// continued into a file that `pgn check` refuses.
+#[test]
+fn a_resumed_game_that_breaks_the_rules_is_refused() {
+    let mut args = own_uci("A");
+    args.extend(own_uci("B"));
+    args.extend(words("--depth 1 --games 4 --seed 7"));
+    let whole = run_match("resume-illegal", args.clone());
+    assert!(whole.ok, "{}{}", whole.stdout, whole.stderr);
+    // The second line of the first game's move text, twice.
+    let lines: Vec<&str> = whole.pgn.lines().collect();
+    let moves = lines.iter().position(|l| l.starts_with("1. ")).unwrap();
+    let mut damaged = lines[..=moves + 1].to_vec();
+    damaged.extend(&lines[moves + 1..]);
+    let damaged = damaged.join("\n") + "\n";
+    std::fs::write(&whole.pgn_path, &damaged).unwrap();
+    let (ok, check) = pgn_check(&whole.pgn_path);
+    assert!(!ok, "the damage breaks no rule: {check}");
+    let out = resume_match(&args, &whole.pgn_path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the game at line 1 does not replay by the rules: move "),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&whole.pgn_path).unwrap(), damaged);
 }

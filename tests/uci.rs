@@ -296,6 +296,36 @@ fn commands_during_an_infinite_search_wait_and_never_hang() {
     );
 }
 
+/// Lines the parser reads as `ucinewgame` or `setoption` in another form
+/// (upper case, a control character after the word) wait for a running
+/// search like their plain forms, so that a later `stop` still ends it.
+#[test]
+fn loose_forms_of_engine_commands_wait_for_the_search_too() {
+    for line in [
+        "UCINEWGAME",
+        "ucinewgame\u{1}",
+        "SetOption name Hash value 8",
+    ] {
+        let mut s = Session::start();
+        s.send("uci");
+        s.until("uciok");
+        s.send("go infinite");
+        s.send(line);
+        std::thread::sleep(Duration::from_millis(50));
+        s.send("stop");
+        s.send("isready");
+        // Info lines keep coming from a search that is never stopped, so
+        // the answer is waited for by time.
+        let seen = s.lines_for(Duration::from_secs(2));
+        let tail = &seen[seen.len().saturating_sub(3)..];
+        assert!(
+            seen.iter().any(|l| l == "readyok"),
+            "{line:?}: no readyok; got {tail:?}"
+        );
+        assert!(seen.iter().any(|l| l.starts_with("bestmove")), "{line:?}");
+    }
+}
+
 /// Fairy-Stockfish's conventions: `load FILE`, and the `info string variant`
 /// line after `UCI_Variant` for a variant GUIs do not know.
 #[test]

@@ -650,3 +650,21 @@ fn lift_and_put_mark_the_squares_and_bad_squares_get_an_error() {
     let got = reply(&mut s, "usermove a7b8q");
     assert!(complaints(&got).is_empty(), "{got:?}");
 }
+
+/// Lines that come right after `variant` are read ahead with it; a `?`
+/// among them, behind a `ping` that waits for the move, still makes the
+/// engine move at once (and a `force` among them ends the search), as when
+/// it comes later.
+#[test]
+fn move_now_read_ahead_with_a_variant_acts_at_once() {
+    for (tail, want) in [("?\n", "move "), ("force\n", "pong 1")] {
+        let mut s = xboard();
+        s.send("st 60");
+        s.send_bytes(format!("variant normal\ngo\nping 1\n{tail}").as_bytes());
+        let lines = s.lines_for(std::time::Duration::from_secs(3));
+        assert!(
+            lines.iter().any(|l| l.starts_with(want)) && lines.iter().any(|l| l == "pong 1"),
+            "{tail:?}: {lines:?}"
+        );
+    }
+}

@@ -98,11 +98,22 @@ pub fn run(
     uci.wait();
 }
 
-/// Commands that use the engine, which a running search holds.
+/// Commands that use the engine, which a running search holds. The parser
+/// also takes some of them in other forms (`UCINEWGAME`, `SetOption`, a
+/// control character after the word), which must wait too: run at once,
+/// they would block the loop until the search ends, and a search without
+/// an end (`go infinite`, `go ponder`) would then never see the `stop`.
 fn needs_engine(line: &str) -> bool {
     matches!(
         first_word(line),
         Some("position" | "go" | "setoption" | "ucinewgame" | "uci")
+    ) || matches!(
+        vampirc_uci::parse_one(line),
+        UciMessage::Uci
+            | UciMessage::UciNewGame
+            | UciMessage::SetOption { .. }
+            | UciMessage::Position { .. }
+            | UciMessage::Go { .. }
     )
 }
 

@@ -15,6 +15,28 @@ pub(crate) fn file_finding(
     ctx.report(kind, job, detail, &bytes, ext, replay);
 }
 
+/// Run a command over a file; a finding (`KIND-...`, with `file` kept) if
+/// it ends in a way `bad_status` names. `None` when it was a finding.
+pub(crate) fn file_command(
+    ctx: &Ctx,
+    args: &[&str],
+    allowed: &[i32],
+    (kind, job): (&str, &str),
+    file: &Path,
+    replay: &str,
+    limit: Duration,
+) -> Option<Run> {
+    let r = run_once(args, limit);
+    match bad_status(r.status, &r.stderr, allowed) {
+        Some((k, why)) => {
+            let what = format!("amalgam {}: {why}", args[..2.min(args.len())].join(" "));
+            file_finding(ctx, &format!("{kind}-{k}"), job, what, file, replay);
+            None
+        }
+        None => Some(r),
+    }
+}
+
 pub(crate) fn ini_job(ctx: &Ctx, index: usize) {
     let mut rng = Rng::for_job(ctx.seed, 3, index);
     let _permit = ctx.permits.take(1);
@@ -146,12 +168,7 @@ pub(crate) fn mutate_pgn(rng: &mut Rng, text: &str) -> Vec<u8> {
                     }
                 };
             }
-            6 => {
-                let keep = rng.below(lines[i].len() + 1);
-                lines.truncate(i + 1);
-                let l = lines[i].as_bytes()[..keep].to_vec();
-                lines[i] = String::from_utf8_lossy(&l).into_owned();
-            }
+            6 => cut_lines(rng, &mut lines, i),
             7 | 8 => {
                 let junk = rng.pick(&PGN_JUNK).to_string();
                 let mut t: Vec<String> = lines[i].split(' ').map(str::to_string).collect();

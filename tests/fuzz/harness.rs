@@ -9,7 +9,12 @@ pub(crate) struct Config {
     pub(crate) streams: usize,
     pub(crate) ini_files: usize,
     pub(crate) pgn_files: usize,
-    /// Only this job (`uci:N`, `xboard:N`, `ini:N`, `pgn:N`).
+    /// Net files, data files and `pgn stats` runs, each.
+    pub(crate) tool_files: usize,
+    /// `match --shard` and `match --resume` runs, each.
+    pub(crate) matches: usize,
+    /// Only this job (`uci:N`, `xboard:N`, `ini:N`, `pgn:N`, `net:N`,
+    /// `data:N`, `shard:N`, `stats:N`, `resume:N`).
     pub(crate) only: Option<String>,
 }
 
@@ -44,6 +49,8 @@ pub(crate) struct Summary {
     pub(crate) lines: usize,
     pub(crate) ini_files: usize,
     pub(crate) pgn_files: usize,
+    /// Jobs of the other kinds: kind and count.
+    pub(crate) tools: Vec<(&'static str, usize)>,
     pub(crate) judged: usize,
     pub(crate) unjudged: usize,
     pub(crate) findings: Vec<String>,
@@ -107,6 +114,12 @@ pub(crate) struct Ctx {
     /// 3 MB of ini-like junk.
     pub(crate) junk_ini: PathBuf,
     pub(crate) pgn_bases: Vec<String>,
+    /// The embedded nets (the files in `nets/`).
+    pub(crate) net_bases: Vec<Vec<u8>>,
+    /// Real training data files of both formats.
+    pub(crate) data: DataBases,
+    /// A tiny match's PGN (four games at depth 1).
+    pub(crate) match_pgn: String,
     pub(crate) builtin: VariantSet,
     /// The four variants, with and without their pair promotion.
     pub(crate) variants: Vec<Arc<Variant>>,
@@ -131,6 +144,25 @@ impl Ctx {
             self.variants[i].clone()
         } else {
             self.no_pair[i].clone()
+        }
+    }
+
+    /// Run a command that makes the run's material (a finding if it fails:
+    /// its output is kept).
+    pub(crate) fn setup_command(&self, args: &[&str], limit: Duration, job: &str) {
+        let r = run_once(args, limit);
+        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
+            let tail: Vec<&str> = r.stdout.lines().rev().take(3).collect();
+            let output = format!("{}\n--- stderr\n{}", r.stdout, r.stderr);
+            let first = args.first().copied().unwrap_or("");
+            self.report(
+                &format!("{first}-{kind}"),
+                job,
+                format!("{why}; output: {}", tail.join(" / ")),
+                output.as_bytes(),
+                "txt",
+                &format!("{BIN} {}", args.join(" ")),
+            );
         }
     }
 

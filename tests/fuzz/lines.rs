@@ -144,3 +144,22 @@ pub(crate) const JUNK_COMMANDS: [&str; 14] = [
     "position", "position fen", "position moves e2e4", "ping", "usermove", "level", "time",
     "option",
 ];
+
+/// Flip one bit in each of `times` random bytes of `b` (bits below `bits`:
+/// 7 keeps ASCII text ASCII).
+pub(crate) fn flip_bits(rng: &mut Rng, b: &mut [u8], times: usize, bits: usize) {
+    for _ in 0..times {
+        if !b.is_empty() {
+            let k = rng.below(b.len());
+            b[k] ^= 1 << rng.below(bits);
+        }
+    }
+}
+
+/// Cut `lines` inside line `i`: it loses its end, and the lines after it go.
+pub(crate) fn cut_lines(rng: &mut Rng, lines: &mut Vec<String>, i: usize) {
+    let keep = rng.below(lines[i].len() + 1);
+    lines.truncate(i + 1);
+    let l = lines[i].as_bytes()[..keep].to_vec();
+    lines[i] = String::from_utf8_lossy(&l).into_owned();
+}

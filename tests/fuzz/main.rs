@@ -33,6 +33,37 @@
 //! - **PGN files**: games from `amalgam selfplay` of the four variants, with
 //!   flipped bytes, move tokens dropped, duplicated or swapped, damaged tags,
 //!   truncation, junk and invalid UTF-8, through `amalgam pgn check FILE`.
+//! - **Net files** (`nets.rs`): the embedded nets (`nets/*.nnue`) with
+//!   flipped bits, header fields (sizes, counts, the activation) replaced,
+//!   cuts, junk appended, one net's header before another's body, most
+//!   resealed with a fresh checksum so that the later checks are reached;
+//!   also a folder, a FIFO, `/dev/zero` and an empty file. Each is named by
+//!   `nnue =` in a variant file beside it, through `amalgam check INI`, then
+//!   a UCI session loads the file by `VariantPath`, selects the variant and
+//!   must answer `isready` and `go depth 1-3` and quit.
+//! - **Training data** (`data.rs`): a text and a binary file of chess and a
+//!   binary file of Combination, made by `amalgam datagen` once a run; the
+//!   binary file cut at (or next to) the edge of every part of its header
+//!   and records, bytes flipped, lengths made extreme, the Combination
+//!   header before the chess records, records repeated; the text file's
+//!   fields replaced by extremes and junk, lines cut or repeated. Through
+//!   `data stats`, `data convert --out` (either format) and, for some,
+//!   `train chess FILE --epochs 1 --hidden 8`: status 0, 1 or 2, and a
+//!   failure must say why.
+//! - **Match runner** (`matches.rs`): the engine against itself at depth 1.
+//!   `--shard` with random words (0, extremes, junk, more parts than game
+//!   pairs): status 0 or 2, 2 with a message, an empty part with a message.
+//!   `--resume` over a four-game match's PGN cut anywhere, with flipped
+//!   bytes, games repeated, swapped or dropped, tags changed, or the PGN
+//!   mutator's damage: status 0 and a file `pgn check` accepts, or status 2
+//!   with a message and the file left as it was. `pgn stats` over one to
+//!   three damaged match or self-play PGN files (some named twice) with
+//!   `--sprt key=value ...` (extremes, `1e-300`, `-0`, `nan`, `inf`),
+//!   `--separate` and junk words before, between and after them.
+//! - In XBoard sessions, `option SplitCommand=0/1` (by its name or its long
+//!   label, and refused values) before about one command in 16, and a
+//!   quarter of the sessions start in Combination; the harness reads and
+//!   writes moves in the form the option selects.
 //!
 //! A finding is a panic (`panicked` on standard error or status 101), a
 //! signal, a timeout, a session that ends or stops answering, an exit status
@@ -44,12 +75,15 @@
 //! Running:
 //!
 //! - `cargo test --profile checked --test fuzz` runs `fuzz_short`: a fixed seed, 10
-//!   streams per protocol, 30 ini and 15 PGN files (seconds when the engine
+//!   streams per protocol, 30 ini and 15 PGN files, 40 net, data and stats
+//!   jobs and 16 shard and resume jobs (seconds when the engine
 //!   has no defect; each finding adds up to a timeout).
 //! - `cargo test --profile checked --test fuzz -- --ignored --nocapture` runs
 //!   `fuzz_long`: `AMALGAM_FUZZ_STREAMS` streams per protocol (default 300),
 //!   `AMALGAM_FUZZ_FILES` ini files and as many PGN files (default 500),
-//!   seed `AMALGAM_FUZZ_SEED` (default 1).
+//!   seed `AMALGAM_FUZZ_SEED` (default 1); `AMALGAM_FUZZ_FILES` also sizes
+//!   the net, data and `pgn stats` jobs, and `AMALGAM_FUZZ_MATCHES` (default
+//!   100) the shard and resume jobs, each.
 //!
 //! Reproducing a finding: the printed `replay` line. Files are replayed as
 //! they are (`amalgam check FILE`, `amalgam pgn check FILE`). A stream's
@@ -59,7 +93,8 @@
 //! line that ends the session); but then every line arrives at once and the
 //! final `quit` ends the session before queued searches run. To rerun one
 //! job as the harness drives it, run `fuzz_long` with its seed and
-//! `AMALGAM_FUZZ_ONLY=uci:N` (or `xboard:N`, `ini:N`, `pgn:N`): a job's
+//! `AMALGAM_FUZZ_ONLY=uci:N` (or `xboard:N`, `ini:N`, `pgn:N`, `net:N`,
+//! `data:N`, `shard:N`, `stats:N`, `resume:N`): a job's
 //! input depends only on the seed and its number. The ini files a stream
 //! names lie in the work directory `<target dir>/tmp/fuzz-*-seedS/`, which is
 //! kept. `AMALGAM_FUZZ_KEEP=1` also keeps every stream there (`.in`, `.out`).
@@ -78,10 +113,13 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+mod data;
 mod files;
 mod harness;
 mod ini;
 mod lines;
+mod matches;
+mod nets;
 mod positions;
 mod process;
 mod rng;
@@ -89,10 +127,13 @@ mod streams;
 mod uci;
 mod xboard;
 
+use data::*;
 use files::*;
 use harness::*;
 use ini::*;
 use lines::*;
+use matches::*;
+use nets::*;
 use positions::*;
 use process::*;
 use rng::*;
@@ -190,6 +231,9 @@ fn setup(cfg: &Config) -> Ctx {
         user_ini_text,
         junk_ini,
         pgn_bases: Vec::new(),
+        net_bases: net_bases(),
+        data: DataBases::default(),
+        match_pgn: String::new(),
         builtin,
         variants,
         no_pair,
@@ -211,26 +255,7 @@ fn selfplay_games(ctx: &mut Ctx) {
         let args = [
             "selfplay", v, "--games", "2", "--nodes", "300", "--pgn", &p, "--seed", &seed,
         ];
-        let r = run_once(&args, SELFPLAY_LIMIT);
-        if let Some((kind, why)) = bad_status(r.status, &r.stderr, &[0]) {
-            let replay = format!("{BIN} {}", args.join(" "));
-            ctx.report(
-                &format!("selfplay-{kind}"),
-                &format!("selfplay {v}"),
-                format!(
-                    "{why}; output: {}",
-                    r.stdout
-                        .lines()
-                        .rev()
-                        .take(3)
-                        .collect::<Vec<_>>()
-                        .join(" / ")
-                ),
-                r.stdout.as_bytes(),
-                "txt",
-                &replay,
-            );
-        }
+        ctx.setup_command(&args, SELFPLAY_LIMIT, &format!("selfplay {v}"));
         if let Ok(text) = std::fs::read_to_string(&path)
             && !text.is_empty()
         {
@@ -243,20 +268,76 @@ fn selfplay_games(ctx: &mut Ctx) {
     }
 }
 
+/// The kinds of job, in the order of the summary's counts.
 #[derive(Clone, Copy)]
-enum Job {
-    Uci(usize),
-    Xboard(usize),
-    Ini(usize),
-    Pgn(usize),
+enum Kind {
+    Uci,
+    Xboard,
+    Ini,
+    Pgn,
+    Net,
+    Data,
+    Shard,
+    Stats,
+    Resume,
 }
 
-fn job_name(j: Job) -> (&'static str, usize) {
-    match j {
-        Job::Uci(i) => ("uci", i),
-        Job::Xboard(i) => ("xboard", i),
-        Job::Ini(i) => ("ini", i),
-        Job::Pgn(i) => ("pgn", i),
+const KINDS: [Kind; 9] = [
+    Kind::Uci,
+    Kind::Xboard,
+    Kind::Ini,
+    Kind::Pgn,
+    Kind::Net,
+    Kind::Data,
+    Kind::Shard,
+    Kind::Stats,
+    Kind::Resume,
+];
+
+impl Kind {
+    /// The job's name in `AMALGAM_FUZZ_ONLY` and in the summary.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Uci => "uci",
+            Kind::Xboard => "xboard",
+            Kind::Ini => "ini",
+            Kind::Pgn => "pgn",
+            Kind::Net => "net",
+            Kind::Data => "data",
+            Kind::Shard => "shard",
+            Kind::Stats => "stats",
+            Kind::Resume => "resume",
+        }
+    }
+
+    fn count(self, cfg: &Config) -> usize {
+        match self {
+            Kind::Uci | Kind::Xboard => cfg.streams,
+            Kind::Ini => cfg.ini_files,
+            Kind::Pgn => cfg.pgn_files,
+            Kind::Net | Kind::Data | Kind::Stats => cfg.tool_files,
+            Kind::Shard | Kind::Resume => cfg.matches,
+        }
+    }
+
+    fn run(self, ctx: &Ctx, i: usize) {
+        match self {
+            Kind::Uci => {
+                let n = uci_stream(ctx, i);
+                ctx.lines.fetch_add(n, Ordering::Relaxed);
+            }
+            Kind::Xboard => {
+                let n = xboard_stream(ctx, i);
+                ctx.lines.fetch_add(n, Ordering::Relaxed);
+            }
+            Kind::Ini => ini_job(ctx, i),
+            Kind::Pgn => pgn_job(ctx, i),
+            Kind::Net => net_job(ctx, i),
+            Kind::Data => data_job(ctx, i),
+            Kind::Shard => shard_job(ctx, i),
+            Kind::Stats => stats_job(ctx, i),
+            Kind::Resume => resume_job(ctx, i),
+        }
     }
 }
 
@@ -264,54 +345,30 @@ fn run(cfg: &Config) -> Summary {
     let start = Instant::now();
     let mut ctx = setup(cfg);
     selfplay_games(&mut ctx);
-    let mut jobs = Vec::new();
-    let most = cfg.streams.max(cfg.ini_files).max(cfg.pgn_files);
+    datagen_files(&mut ctx);
+    match_games(&mut ctx);
+    let most = KINDS.iter().map(|k| k.count(cfg)).max().unwrap_or(0);
+    let mut jobs: Vec<(usize, usize)> = Vec::new();
     for i in 0..most {
-        if i < cfg.streams {
-            jobs.push(Job::Uci(i));
-            jobs.push(Job::Xboard(i));
-        }
-        if i < cfg.ini_files {
-            jobs.push(Job::Ini(i));
-        }
-        if i < cfg.pgn_files {
-            jobs.push(Job::Pgn(i));
+        for (k, kind) in KINDS.iter().enumerate() {
+            if i < kind.count(cfg) {
+                jobs.push((k, i));
+            }
         }
     }
     if let Some(only) = &cfg.only {
-        jobs.retain(|&j| {
-            let (k, i) = job_name(j);
-            *only == format!("{k}:{i}")
-        });
+        jobs.retain(|&(k, i)| *only == format!("{}:{i}", KINDS[k].name()));
     }
     let next = AtomicUsize::new(0);
-    let counts = Mutex::new([0usize; 4]);
+    let counts = Mutex::new([0usize; KINDS.len()]);
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {
                 loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&job) = jobs.get(k) else { break };
-                    match job {
-                        Job::Uci(i) => {
-                            let n = uci_stream(&ctx, i);
-                            ctx.lines.fetch_add(n, Ordering::Relaxed);
-                            lock(&counts)[0] += 1;
-                        }
-                        Job::Xboard(i) => {
-                            let n = xboard_stream(&ctx, i);
-                            ctx.lines.fetch_add(n, Ordering::Relaxed);
-                            lock(&counts)[1] += 1;
-                        }
-                        Job::Ini(i) => {
-                            ini_job(&ctx, i);
-                            lock(&counts)[2] += 1;
-                        }
-                        Job::Pgn(i) => {
-                            pgn_job(&ctx, i);
-                            lock(&counts)[3] += 1;
-                        }
-                    }
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(k, i)) = jobs.get(n) else { break };
+                    KINDS[k].run(&ctx, i);
+                    lock(&counts)[k] += 1;
                 }
             });
         }
@@ -324,13 +381,18 @@ fn run(cfg: &Config) -> Summary {
         lines: ctx.lines.load(Ordering::Relaxed),
         ini_files: c[2],
         pgn_files: c[3],
+        tools: KINDS[4..]
+            .iter()
+            .zip(&c[4..])
+            .map(|(k, &n)| (k.name(), n))
+            .collect(),
         judged: ctx.judged.load(Ordering::Relaxed),
         unjudged: ctx.unjudged.load(Ordering::Relaxed),
         findings,
     };
     println!(
         "fuzz {} (seed {}): {} UCI and {} XBoard streams, {} lines sent, {} final moves judged \
-         ({} not), {} ini files, {} PGN files, {} findings, {:.1} s",
+         ({} not), {} ini files, {} PGN files, {}, {} findings, {:.1} s",
         cfg.name,
         cfg.seed,
         s.uci_streams,
@@ -340,6 +402,11 @@ fn run(cfg: &Config) -> Summary {
         s.unjudged,
         s.ini_files,
         s.pgn_files,
+        s.tools
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect::<Vec<_>>()
+            .join(", "),
         s.findings.len(),
         start.elapsed().as_secs_f64()
     );
@@ -379,6 +446,8 @@ fn fuzz_short() {
         streams: 10,
         ini_files: 30,
         pgn_files: 15,
+        tool_files: 40,
+        matches: 16,
         only: None,
     });
     assert_clean(&s);
@@ -395,6 +464,8 @@ fn fuzz_long() {
         streams: env_num("AMALGAM_FUZZ_STREAMS", 300) as usize,
         ini_files: files,
         pgn_files: files,
+        tool_files: files,
+        matches: env_num("AMALGAM_FUZZ_MATCHES", 100) as usize,
         only: std::env::var("AMALGAM_FUZZ_ONLY").ok(),
     });
     assert_clean(&s);

@@ -14,7 +14,19 @@ pub(crate) struct Stream<'a> {
     pub(crate) failed: bool,
 }
 
-impl Stream<'_> {
+impl<'a> Stream<'a> {
+    /// A session of the binary started with `args`.
+    pub(crate) fn start(ctx: &'a Ctx, job: String, key: String, args: &[&str]) -> Stream<'a> {
+        Stream {
+            ctx,
+            job,
+            key,
+            xboard: !args.contains(&"--uci"),
+            s: Session::start(args),
+            failed: false,
+        }
+    }
+
     pub(crate) fn fail(&mut self, kind: &str, detail: String) {
         self.failed = true;
         let proto = if self.xboard { "xboard" } else { "uci" };
@@ -96,6 +108,29 @@ impl Stream<'_> {
             let _ = std::fs::write(self.ctx.work.join(format!("{job}.in")), &self.s.sent);
             let out = self.s.received.join("\n");
             let _ = std::fs::write(self.ctx.work.join(format!("{job}.out")), out);
+        }
+    }
+
+    /// Wait for the line `done` accepts: a finding (`no-WHAT`, or the
+    /// session's end) if it does not come within `timeout`; `context` says
+    /// what came before it.
+    pub(crate) fn await_line(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        context: &str,
+        done: impl Fn(&str) -> bool,
+    ) {
+        match self.s.expect(timeout, done) {
+            Ok(_) => {}
+            Err(Waited::Closed) => self.died(what),
+            Err(Waited::Timeout(lines)) => self.fail(
+                &format!("no-{what}"),
+                format!(
+                    "no {what} within {timeout:?} {context}; last output {}",
+                    last_lines(&lines)
+                ),
+            ),
         }
     }
 

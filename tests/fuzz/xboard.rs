@@ -22,6 +22,8 @@ pub(crate) struct XbModel {
     /// `VariantPath` values sent unmutated, in order.
     pub(crate) loaded: Vec<String>,
     pub(crate) files: usize,
+    /// `SplitCommand` is on: moves go both ways in the split form.
+    pub(crate) split: bool,
 }
 
 pub(crate) fn xb_variant_index(name: &str) -> Option<usize> {
@@ -32,6 +34,11 @@ pub(crate) fn xb_variant_index(name: &str) -> Option<usize> {
 }
 
 impl XbModel {
+    /// The move forms the engine reads and writes now.
+    pub(crate) fn gui(&self) -> Gui {
+        if self.split { Gui::Split } else { Gui::Classic }
+    }
+
     pub(crate) fn startpos(&self, ctx: &Ctx) -> Option<Position> {
         self.variant
             .map(|i| Position::startpos(ctx.variant(i, self.pair)))
@@ -110,8 +117,9 @@ impl XbModel {
                     [mv] if mv.len() >= 4 && mv.as_bytes()[1].is_ascii_digit() => Some(*mv),
                     _ => None,
                 };
+                let gui = self.gui();
                 if let (Some(text), Some(p)) = (text, &mut self.pos)
-                    && let Ok(mv) = moves::from_gui(p, text, Gui::Classic)
+                    && let Ok(mv) = moves::from_gui(p, text, gui)
                 {
                     p.make(mv);
                     let over = amalgam::rules::game::outcome(p).is_some();
@@ -129,13 +137,14 @@ impl XbModel {
 }
 
 pub(crate) fn xb_usermove(rng: &mut Rng, m: &mut XbModel, ctx: &Ctx) -> String {
+    let gui = m.gui();
     let text = match &mut m.pos {
         Some(p) if rng.percent(85) => {
             let list = p.legal_moves();
             if list.is_empty() {
                 rng.pick(&BAD_MOVES).to_string()
             } else {
-                moves::gui_text(p, list[rng.below(list.len())], Gui::Classic)
+                moves::gui_text(p, list[rng.below(list.len())], gui)
             }
         }
         _ => {
@@ -150,7 +159,7 @@ pub(crate) fn xb_usermove(rng: &mut Rng, m: &mut XbModel, ctx: &Ctx) -> String {
                 if list.is_empty() {
                     "e2e4".into()
                 } else {
-                    moves::gui_text(&p, list[rng.below(list.len())], Gui::Classic)
+                    moves::gui_text(&p, list[rng.below(list.len())], gui)
                 }
             }
         }
@@ -265,6 +274,17 @@ pub(crate) fn xb_command(rng: &mut Rng, m: &mut XbModel, ctx: &Ctx, job: &str) -
     }
 }
 
+/// `option SplitCommand=...`, by its name or its long label, mostly 0 or 1.
+pub(crate) fn split_option(rng: &mut Rng) -> String {
+    let name = if rng.percent(30) {
+        "SplitCommand (XBoard v4.9.x (2025-11-28) or later only)"
+    } else {
+        "SplitCommand"
+    };
+    let value = *rng.pick(&["0", "1", "0", "1", "0", "1", "", "2", "true", "-1"]);
+    format!("option {name}={value}")
+}
+
 /// Whether a mutated line may have set a clock or depth the harness cannot
 /// bound.
 pub(crate) fn clock_line(bytes: &[u8]) -> bool {
@@ -336,6 +356,7 @@ pub(crate) fn xboard_stream(ctx: &Ctx, index: usize) -> usize {
         hazard: false,
         loaded: Vec::new(),
         files: 0,
+        split: false,
     };
     st.s.say("xboard");
     st.s.say("protover 2");
@@ -350,12 +371,30 @@ pub(crate) fn xboard_stream(ctx: &Ctx, index: usize) -> usize {
         2 => st.s.say(&format!("sd {}", rng.range(1, 3))),
         _ => {}
     }
+    if rng.percent(25) {
+        // A Combination game from the start (stack moves, split or not).
+        m.observe("variant combination", ctx);
+        st.s.say("variant combination");
+    }
     let mut pings = 0;
     let count = rng.range(20, 60);
     let mut probe_in = rng.range(10, 20);
     for _ in 0..count {
         if st.failed {
             break;
+        }
+        if rng.percent(6) {
+            // The GUI's split command switched on or off mid-game.
+            let line = split_option(&mut rng);
+            // Only 0 and 1 are taken; the engine refuses other values.
+            if let Some(on) = line
+                .strip_suffix("=1")
+                .map(|_| true)
+                .or(line.strip_suffix("=0").map(|_| false))
+            {
+                m.split = on;
+            }
+            st.s.say(&line);
         }
         let line = xb_command(&mut rng, &mut m, ctx, &job);
         let (bytes, mutated) = maybe_mutate(&mut rng, line.clone());
@@ -471,7 +510,7 @@ pub(crate) fn xb_final(st: &mut Stream, rng: &mut Rng, m: &mut XbModel, pings: &
     let legal: Vec<String> = pos
         .legal_moves()
         .iter()
-        .map(|&mv| moves::to_gui_joined(&pos, mv, Gui::Classic))
+        .map(|&mv| moves::to_gui_joined(&pos, mv, m.gui()))
         .collect();
     st.ctx.count_judged(!refused && same_variant);
     if !refused && same_variant && !legal.contains(&played) {

@@ -151,6 +151,11 @@ pub fn run(engine: Engine, rx: Receiver<Input>, mut startup_errors: Vec<StartupE
                 }
             };
             if xb.thinking() && waits_for_move(&line) {
+                // Lines read ahead after a `variant` are in the queue already,
+                // so they get here what a line read now gets below.
+                if act_at_once(&mut xb, &mut queue) {
+                    break 'session;
+                }
                 queue.push_front(Input::Line(line));
                 break;
             }
@@ -187,6 +192,31 @@ pub fn run(engine: Engine, rx: Receiver<Input>, mut startup_errors: Vec<StartupE
         queue.push_back(Input::Line(line));
     }
     xb.abort();
+}
+
+/// While the head of the queue waits for our move: `?` and `.` in the
+/// queue act now (and leave it), and a command that ends the search ends it
+/// now (and stays, to act in its turn). True on a queued `quit`.
+fn act_at_once(xb: &mut Xboard, queue: &mut VecDeque<Input>) -> bool {
+    let mut rest = VecDeque::with_capacity(queue.len());
+    for input in queue.drain(..) {
+        let Input::Line(line) = &input else {
+            rest.push_back(input);
+            continue;
+        };
+        match first_word(line) {
+            Some("quit") => return true,
+            Some("?" | ".") => {
+                xb.command(line.trim());
+                continue;
+            }
+            Some(cmd) if ends_search(cmd) => xb.abort(),
+            _ => {}
+        }
+        rest.push_back(input);
+    }
+    *queue = rest;
+    false
 }
 
 /// The engine's settings that the front end keeps copies of (see

@@ -205,6 +205,8 @@ pub enum ResumeError {
     Damaged { line: usize, why: String },
     /// A game that is not one of this match (or of this part of it).
     Foreign { line: usize, why: String },
+    /// A whole game whose moves or result the rules refuse.
+    Illegal { line: usize, why: String },
     /// A round that the file holds twice.
     Twice {
         line: usize,
@@ -225,6 +227,10 @@ impl fmt::Display for ResumeError {
                 f,
                 "the game at line {line} is not one of this match: {why} \
                  (resume with the command that began the match)"
+            ),
+            ResumeError::Illegal { line, why } => write!(
+                f,
+                "the game at line {line} does not replay by the rules: {why}"
             ),
             ResumeError::Twice { line, round, first } => write!(
                 f,

@@ -166,7 +166,8 @@ fn resume(
             }
         })
     };
-    let found = resume::read(&text, &prepared.variant.name, expected).map_err(failed)?;
+    let replays = |g: &pgn::PgnGame| pgn::check_own_game(&prepared.variant, g);
+    let found = resume::read(&text, &prepared.variant.name, expected, replays).map_err(failed)?;
     let kept = text[..found.keep].to_string();
     Ok((found, kept))
 }

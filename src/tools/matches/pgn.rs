@@ -278,6 +278,19 @@ pub fn check_game(set: &VariantSet, game: &PgnGame) -> Result<usize, String> {
     }
 }
 
+/// Replay a game the match runner wrote (the engine's own SAN, from its
+/// `FEN` tag) in `variant`, checking its moves and result as [`check_game`]
+/// does.
+pub fn check_own_game(variant: &Arc<Variant>, game: &PgnGame) -> Result<usize, String> {
+    let start = match game.tag("FEN") {
+        Some(fen) => {
+            Position::from_fen(variant.clone(), fen).map_err(|e| format!("bad FEN: {e}"))?
+        }
+        None => Position::startpos(variant.clone()),
+    };
+    check_result(replay(start, game, None)?, game)
+}
+
 /// Play a game's moves from `pos`, reading its SAN as the engine writes it
 /// or, with a `GuiBoard`, as XBoard does.
 fn replay(

@@ -3,7 +3,9 @@
 //! opening and variant), and none may come twice; the match then plays only
 //! the rest. A last game cut short (the runner killed while writing it) is
 //! dropped from the file and played again; a damaged game before it stops
-//! the resumption, since dropping it would drop whole games after it.
+//! the resumption, since dropping it would drop whole games after it, and
+//! so does a game whose moves or result the rules refuse (the file would
+//! keep it, and `pgn check` refuse the file).
 
 use super::errors::ResumeError;
 use super::pgn::{GAME_PAIR_TAG, PgnGame, read_games};
@@ -103,11 +105,13 @@ fn line_start(text: &str, line: usize) -> usize {
 }
 
 /// Read the games of a match's PGN `text` in `variant`; `expected` gives
-/// the scheduled game of a round, `None` for a round outside the schedule.
+/// the scheduled game of a round, `None` for a round outside the schedule;
+/// `replays` checks a whole game's moves and result by the rules.
 pub fn read<'a>(
     text: &str,
     variant: &str,
     expected: impl Fn(usize) -> Option<Expected<'a>>,
+    replays: impl Fn(&PgnGame) -> Result<usize, String>,
 ) -> Result<Resumed, ResumeError> {
     let games = read_games(text);
     let mut done = Vec::new();
@@ -127,6 +131,7 @@ pub fn read<'a>(
         };
         let round =
             scheduled(g, variant, &expected).map_err(|why| ResumeError::Foreign { line, why })?;
+        replays(g).map_err(|why| ResumeError::Illegal { line, why })?;
         if let Some(&first) = first_line.get(&round) {
             return Err(ResumeError::Twice { line, round, first });
         }
@@ -169,6 +174,11 @@ mod tests {
         )
     }
 
+    /// Every game's moves taken (their FEN "f" is no position).
+    fn any(_: &PgnGame) -> Result<usize, String> {
+        Ok(0)
+    }
+
     /// Two engines, A and B, colours alternating, every game from "f".
     fn expected(round: usize) -> Option<Expected<'static>> {
         let (white, black) = if round % 2 == 1 {
@@ -188,7 +198,7 @@ mod tests {
     #[test]
     fn whole_games_are_kept_and_a_cut_last_one_is_dropped() {
         let whole = [game(2, "B", "A", "1-0"), game(1, "A", "B", "1/2-1/2")].concat();
-        let r = read(&whole, "chess", expected).unwrap();
+        let r = read(&whole, "chess", expected, any).unwrap();
         assert_eq!(
             r.done
                 .iter()
@@ -202,17 +212,17 @@ mod tests {
         let third = game(3, "A", "B", "0-1");
         for cut in 1..third.len() - 2 {
             let text = format!("{whole}{}", &third[..cut]);
-            let r = read(&text, "chess", expected).unwrap();
+            let r = read(&text, "chess", expected, any).unwrap();
             assert_eq!((r.done.len(), r.keep), (2, whole.len()), "{cut}");
             assert_eq!(r.dropped, Some(whole.lines().count() + 1), "{cut}");
         }
         // Cut just after its result: whole.
         let text = format!("{whole}{}", third.trim_end());
-        let r = read(&text, "chess", expected).unwrap();
+        let r = read(&text, "chess", expected, any).unwrap();
         assert_eq!((r.done.len(), r.dropped), (3, None));
         assert_eq!(separator(&text), "\n\n");
         assert_eq!(separator(&whole), "");
-        assert_eq!(read("", "chess", expected).unwrap().done, []);
+        assert_eq!(read("", "chess", expected, any).unwrap().done, []);
     }
 
     #[test]
@@ -237,7 +247,7 @@ mod tests {
             (format!("{one}{one}"), "round 1 again (first at line 1)"),
         ];
         for (text, what) in cases {
-            let e = read(&text, "chess", expected).unwrap_err().to_string();
+            let e = read(&text, "chess", expected, any).unwrap_err().to_string();
             assert!(e.contains(what), "{e}\n{text}");
         }
     }
