@@ -334,7 +334,9 @@ fn the_net_file_is_replaced_only_when_the_new_net_is_written() {
     assert_eq!(listing(), 3);
     train_chess_ok(&dir, &["--epochs", "1", "--hidden", "8"]);
     assert!(read_net(&net_file).provenance.contains("Command: "));
-    assert_eq!(listing(), 3);
+    // The net, its checkpoint (kept), the bad data, standard error.
+    assert!(dir.join("x.nnue.ckpt").is_file());
+    assert_eq!(listing(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -428,5 +430,220 @@ fn progress_goes_to_a_terminal_only() {
     assert!(!err.contains('\r'), "{err:?}");
     assert!(err.lines().all(|l| !l.trim().is_empty()), "{err:?}");
     assert!(err.contains("positions read in"), "{err:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const RESUMED: [&str; 8] = [
+    "--hidden",
+    "16",
+    "--batch",
+    "64",
+    "--seed",
+    "5",
+    "--threads",
+    "2",
+];
+
+/// The net file's bytes after `train chess` with `args` and [`RESUMED`].
+fn net_bytes(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    let mut line = RESUMED.to_vec();
+    line.extend_from_slice(args);
+    let (net_file, _, _) = train_chess_ok(dir, &line);
+    std::fs::read(net_file).expect("net")
+}
+
+#[test]
+fn a_resumed_run_writes_the_uninterrupted_runs_net() {
+    let dir = scratch("resume");
+    let whole = net_bytes(&dir, &["--epochs", "4"]);
+    std::fs::remove_file(dir.join("x.nnue.ckpt")).expect("checkpoint");
+    let two = net_bytes(&dir, &["--epochs", "2"]);
+    assert_ne!(two, whole, "2 epochs are not 4");
+    let resumed = net_bytes(&dir, &["--epochs", "4", "--resume"]);
+    assert!(resumed == whole, "the resumed net differs");
+    // Resumed again with all its epochs done, the run writes the same net.
+    assert!(net_bytes(&dir, &["--epochs", "4", "--resume"]) == whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_checkpoint_of_other_options_or_damaged_is_refused() {
+    let dir = scratch("refused");
+    let net_file = dir.join("x.nnue").to_string_lossy().into_owned();
+    let resume = |extra: &[&str]| {
+        let mut line = vec!["--out", &net_file, "--epochs", "3", "--resume"];
+        line.extend_from_slice(&RESUMED);
+        line.extend_from_slice(extra);
+        let (ok, out, err) = train_chess(&dir, &line);
+        assert!(!ok, "{extra:?}: {out}");
+        err
+    };
+    let missing = resume(&[]);
+    assert!(missing.contains("x.nnue.ckpt: no checkpoint"), "{missing}");
+    net_bytes(&dir, &["--epochs", "2"]);
+    for (extra, words) in [
+        (&["--hidden", "8"][..], "its hidden is 16, this run's 8"),
+        (&["--lambda", "0.7"], "its lambda is 0.5, this run's 0.7"),
+        (
+            &["--no-factoriser"],
+            "its factoriser is true, this run's false",
+        ),
+        (&["--lr", "0.002"], "epoch 1 ran at other step sizes"),
+        (
+            &["--lr-schedule", "cosine"],
+            "epoch 1 ran at other step sizes",
+        ),
+        (
+            &["--epochs", "1"],
+            "2 epoch(s) done or begun, more than --epochs 1",
+        ),
+    ] {
+        let err = resume(extra);
+        assert!(err.contains(words), "{extra:?}: {err}");
+    }
+    let checkpoint = dir.join("x.nnue.ckpt");
+    let good = std::fs::read(&checkpoint).expect("checkpoint");
+    let mut damaged = good.clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x10;
+    std::fs::write(&checkpoint, &damaged).expect("damaged");
+    let err = resume(&[]);
+    assert!(
+        err.contains("x.nnue.ckpt: byte ") && err.contains("do not match their hash"),
+        "{err}"
+    );
+    std::fs::write(&checkpoint, &good[..good.len() - 3]).expect("cut");
+    let err = resume(&[]);
+    assert!(err.contains("the file ends inside"), "{err}");
+    std::fs::write(&checkpoint, b"something else").expect("foreign");
+    let err = resume(&[]);
+    assert!(err.contains("byte 0: not a checkpoint"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_cosine_schedule_and_a_warm_up_change_the_net_and_say_so() {
+    let dir = scratch("schedule");
+    let step = net_bytes(&dir, &["--epochs", "3"]);
+    let cosine = net_bytes(&dir, &["--epochs", "3", "--lr-schedule", "cosine"]);
+    assert_ne!(step, cosine);
+    provenance_has(
+        &dir.join("x.nnue").to_string_lossy(),
+        "Schedule: cosine to 0.00001",
+    );
+    let warm = net_bytes(&dir, &["--epochs", "3", "--lr-warmup", "20"]);
+    assert_ne!(step, warm);
+    provenance_has(
+        &dir.join("x.nnue").to_string_lossy(),
+        "Schedule: step, lr drop 0 epoch(s); warm-up 20 step(s)",
+    );
+    let (ok, _, err) = train_chess(&dir, &["--out", "y.nnue", "--lr-final", "0.0001"]);
+    assert!(
+        !ok && err.contains("--lr-final 0.0001 belongs to --lr-schedule cosine"),
+        "{err}"
+    );
+    let (ok, _, err) = train_chess(
+        &dir,
+        &[
+            "--out",
+            "y.nnue",
+            "--lr-schedule",
+            "cosine",
+            "--lr-drop",
+            "1",
+        ],
+    );
+    assert!(
+        !ok && err.contains("--lr-drop belongs to --lr-schedule step"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run of `epochs` epochs of the small file in `dir` through the
+/// library, a stop requested at the `stop_at`th progress report if given.
+fn train_in_process(
+    dir: &std::path::Path,
+    epochs: usize,
+    resume: bool,
+    stop_at: Option<usize>,
+) -> Result<Vec<u8>, amalgam::tools::train::TrainError> {
+    use amalgam::tools::train::{
+        Architecture, Batch, DataFiles, Event, Schedule, Settings, StopRequest, Trainer,
+    };
+    let (v, evaluator) =
+        amalgam::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
+    let trainer = Trainer::new(
+        v,
+        evaluator,
+        Architecture {
+            hidden: 16,
+            ..Architecture::default()
+        },
+    );
+    let out = dir.join("lib.nnue").to_string_lossy().into_owned();
+    let stop = amalgam::util::stop::Stop::new();
+    let settings = Settings {
+        batch: Batch::Given(64),
+        threads: 2,
+        out: out.clone(),
+        resume,
+        stop: StopRequest(Some(stop.clone())),
+        ..Settings::default()
+    };
+    let schedule = Schedule::new(epochs, 0.002, 1).expect("schedule");
+    let mut reports = 0;
+    let mut on_event = |e: Event| {
+        if let Event::Progress { .. } = e {
+            reports += 1;
+            if Some(reports) == stop_at {
+                stop.request();
+            }
+        }
+    };
+    trainer.run(
+        &schedule,
+        &settings,
+        &DataFiles::new(vec![fixture()]),
+        &mut on_event,
+    )?;
+    Ok(std::fs::read(out).expect("net"))
+}
+
+#[test]
+fn a_stop_between_two_batches_is_resumed_exactly() {
+    use amalgam::tools::train::TrainError;
+    let dir = scratch("stop");
+    let whole = train_in_process(&dir, 3, false, None).expect("whole run");
+    for file in ["lib.nnue", "lib.nnue.ckpt"] {
+        std::fs::remove_file(dir.join(file)).expect("written");
+    }
+    // 655 training positions, 11 batches an epoch: the 14th batch is the
+    // third of epoch 2.
+    match train_in_process(&dir, 3, false, Some(14)) {
+        Err(TrainError::Stopped {
+            epochs: 1,
+            batches: 3,
+            checkpoint,
+        }) => assert!(checkpoint.ends_with("lib.nnue.ckpt")),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("not stopped"),
+    }
+    assert!(!dir.join("lib.nnue").exists(), "no net written");
+    let resumed = train_in_process(&dir, 3, true, None).expect("resumed");
+    assert!(resumed == whole, "the resumed net differs");
+    // A stop at an epoch's last batch ends the run after that epoch.
+    std::fs::remove_file(dir.join("lib.nnue.ckpt")).expect("checkpoint");
+    match train_in_process(&dir, 3, false, Some(11)) {
+        Err(TrainError::Stopped {
+            epochs: 1,
+            batches: 0,
+            ..
+        }) => {}
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("not stopped"),
+    }
+    let resumed = train_in_process(&dir, 3, true, None).expect("resumed");
+    assert!(resumed == whole, "the resumed net differs");
     let _ = std::fs::remove_dir_all(&dir);
 }

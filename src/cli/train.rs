@@ -8,9 +8,10 @@ use crate::engine::eval::nnue::{Activation, format::MAX_HIDDEN};
 use crate::rules::variant_set::VariantSet;
 use crate::tools::datafile::LoadError;
 use crate::tools::train::{
-    ACTIVATIONS, Architecture, Batch, DataFiles, Epoch, Event, Plan, Report, Schedule, Settings,
-    TrainError, Trainer, loss_text,
+    ACTIVATIONS, Architecture, Batch, DECAYS, DataFiles, Epoch, Event, OptionError, Plan, Report,
+    Schedule, Settings, StopRequest, TrainError, Trainer, loss_text,
 };
+use crate::util::stop::Stop;
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser, TypedValueParser};
 use std::ffi::OsString;
@@ -21,6 +22,9 @@ use std::time::Instant;
 
 /// Most epochs one run may ask for.
 const MAX_EPOCHS: u64 = 100_000;
+
+/// Most warm-up steps one run may ask for.
+const MAX_WARMUP: u64 = 1 << 32;
 
 /// Largest batch of one step.
 const MAX_BATCH: u64 = 1 << 24;
@@ -82,12 +86,35 @@ pub struct Train {
     #[arg(long, value_name = "R", default_value_t = as_written(Schedule::default().rate()),
           value_parser = number_in((Excluded(0.0), Included(1.0)), "above 0, at most 1"))]
     lr: f64,
-    /// The last N epochs run at a tenth of the step size (at most --epochs)
+    /// The last N epochs run at a tenth of the step size (at most
+    /// --epochs; --lr-schedule step only)
     #[arg(long, value_name = "N", default_value_t = 0)]
     lr_drop: usize,
+    /// How the step size changes over the run
+    #[arg(long, value_name = "SCHEDULE", default_value = "step",
+          value_parser = PossibleValuesParser::new(
+              DECAYS.map(|(name, help)| PossibleValue::new(name).help(help))))]
+    lr_schedule: String,
+    /// The step size the cosine decay ends at (default: a hundredth of --lr)
+    #[arg(long, value_name = "R",
+          value_parser = number_in((Included(0.0), Included(1.0)), "from 0 to 1"))]
+    lr_final: Option<f64>,
+    /// Steps at the start whose step size rises linearly to the schedule's
+    #[arg(long, value_name = "STEPS", default_value_t = 0,
+          value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_WARMUP))]
+    lr_warmup: usize,
     /// The hidden layer's activation
     #[arg(long, default_value = "screlu", value_parser = activation_parser())]
     activation: Activation,
+    /// The checkpoint written after each epoch, for --resume (default: the
+    /// net file's name with .ckpt added; kept when the net is written)
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<String>,
+    /// Go on from the checkpoint of a stopped or finished run with the same
+    /// options (more --epochs allowed); the net is the one an uninterrupted
+    /// run writes
+    #[arg(long)]
+    resume: bool,
     /// Train without the factoriser (a shared row per colour and kind,
     /// folded into the squares' rows at the end)
     #[arg(long)]
@@ -223,10 +250,24 @@ impl Train {
         ))
     }
 
+    /// The schedule the options ask for.
+    fn schedule(&self) -> Result<Schedule, OptionError> {
+        let step = Schedule::new(self.epochs, self.lr as f32, self.lr_drop)?;
+        let schedule = if self.lr_schedule == "cosine" {
+            step.cosine(self.lr_final.map(|r| r as f32))?
+        } else if let Some(last) = self.lr_final {
+            return Err(OptionError::FinalWithoutCosine(last as f32));
+        } else {
+            step
+        };
+        Ok(schedule.with_warmup(self.lr_warmup))
+    }
+
     /// `args`: the whole command line, recorded in the net file.
     pub(super) fn run(&self, set: &VariantSet, args: &[OsString]) -> CommandResult {
-        let schedule =
-            Schedule::new(self.epochs, self.lr as f32, self.lr_drop).map_err(|e| e.to_string())?;
+        let schedule = self.schedule().map_err(|e| e.to_string())?;
+        let stop =
+            Stop::on_signals().map_err(|e| format!("cannot catch SIGINT and SIGTERM: {e}"))?;
         let trainer = self.trainer(set)?;
         let command: Vec<String> = std::iter::once("amalgam".to_string())
             .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
@@ -238,7 +279,10 @@ impl Train {
             batch: self.batch.map_or(Batch::Auto, Batch::Given),
             threads: self.threads.unwrap_or(0),
             out: self.out.clone(),
-            command: command.join(" "),
+            command: recorded_command(&command),
+            checkpoint: self.checkpoint.clone(),
+            resume: self.resume,
+            stop: StopRequest(Some(stop.clone())),
         };
         let mut progress = Progress::new();
         let mut on_event = |event: Event| match event {
@@ -250,12 +294,33 @@ impl Train {
             }
         };
         let data = DataFiles::new(self.files.clone());
-        let report = trainer
-            .run(&schedule, &settings, &data, &mut on_event)
-            .map_err(error_text)?;
+        if self.resume {
+            eprintln!("resuming from {}", settings.checkpoint_path());
+        }
+        let report = match trainer.run(&schedule, &settings, &data, &mut on_event) {
+            Err(e @ TrainError::Stopped { .. }) => {
+                eprintln!("{e}");
+                let signal = stop.signal();
+                return Ok(ExitCode::from(
+                    signal.map_or(1, crate::util::stop::StopSignal::exit_status),
+                ));
+            }
+            r => r.map_err(error_text)?,
+        };
         print_report(&report);
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The command line recorded in the net file: without `--resume`, so
+/// that a resumed run's net is the uninterrupted run's, byte for byte.
+fn recorded_command(words: &[String]) -> String {
+    words
+        .iter()
+        .filter(|w| *w != "--resume")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `x` as the f64 its shortest decimal names (0.001f32 as 0.001, not

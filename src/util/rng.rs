@@ -8,6 +8,10 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
+    /// The state: `Rng::new(state)` goes on with the same sequence.
+    pub fn state(&self) -> u64 {
+        self.0
+    }
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

@@ -45,6 +45,22 @@ impl Adam {
         }
     }
 
+    /// An optimiser that goes on from saved moments after `steps` steps.
+    pub fn restore(settings: AdamSettings, m: Vec<f32>, v: Vec<f32>, steps: i32) -> Adam {
+        Adam {
+            settings,
+            m,
+            v,
+            steps,
+        }
+    }
+
+    /// The running means of the gradient and of its square, and the steps
+    /// taken: what [`Adam::restore`] goes on from.
+    pub fn moments(&self) -> (&[f32], &[f32], i32) {
+        (&self.m, &self.v, self.steps)
+    }
+
     /// One step of size `rate` along the gradient `grad` times `mean` (one
     /// over the batch's size); the gradient is cleared for the next batch.
     pub fn step(&mut self, weights: &mut [f32], grad: &mut [f32], mean: f32, rate: f32) {

@@ -2,6 +2,7 @@
 //! contradict each other and a net file that cannot be written are found
 //! before any data is read; bad data lines come with every one of them.
 
+use super::checkpoint::CheckpointError;
 use crate::engine::eval::nnue::NetError;
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::tools::datafile::LoadError;
@@ -19,6 +20,15 @@ pub enum OptionError {
     },
     /// A step size not above 0 and at most 1.
     Rate(f32),
+    /// A drop of the step schedule asked for with the cosine decay.
+    DropWithCosine,
+    /// A final step size given without the cosine decay.
+    FinalWithoutCosine(f32),
+    /// A cosine decay's final step size below 0 or above the step size.
+    FinalRate {
+        last: f32,
+        rate: f32,
+    },
     /// A search score weight outside 0 to 1.
     Lambda(f32),
     /// A validation share outside 0 to 0.9.
@@ -38,6 +48,17 @@ impl fmt::Display for OptionError {
                  for at most every epoch"
             ),
             OptionError::Rate(r) => write!(f, "--lr {r} is not above 0 and at most 1"),
+            OptionError::DropWithCosine => write!(
+                f,
+                "--lr-drop belongs to --lr-schedule step: the cosine decay lowers the \
+                 step size itself (--lr-final)"
+            ),
+            OptionError::FinalWithoutCosine(last) => {
+                write!(f, "--lr-final {last} belongs to --lr-schedule cosine")
+            }
+            OptionError::FinalRate { last, rate } => {
+                write!(f, "--lr-final {last} is not from 0 to --lr {rate}")
+            }
             OptionError::Lambda(l) => write!(f, "--lambda {l} is not from 0 to 1"),
             OptionError::Validation(v) => write!(f, "--validation {v} is not from 0 to 0.9"),
             OptionError::Hidden(h) => write!(f, "--hidden {h} is not from 1 to {MAX_HIDDEN}"),
@@ -90,6 +111,15 @@ pub enum TrainError {
     Diverged,
     /// The quantised network is not a valid net for the variant.
     NetRefused(NetError),
+    /// A checkpoint that cannot be resumed.
+    Checkpoint(CheckpointError),
+    /// A stop request ended the run after `epochs` epochs and `batches`
+    /// batches of the next, with the checkpoint written.
+    Stopped {
+        epochs: usize,
+        batches: usize,
+        checkpoint: String,
+    },
 }
 
 impl fmt::Display for TrainError {
@@ -122,12 +152,34 @@ impl fmt::Display for TrainError {
                 f,
                 "the training diverged (weights no longer finite): try a lower --lr"
             ),
+            TrainError::Checkpoint(e) => write!(f, "{e}"),
+            TrainError::Stopped {
+                epochs,
+                batches,
+                checkpoint,
+            } => {
+                write!(f, "stopped after epoch {epochs}")?;
+                if *batches > 0 {
+                    write!(f, " and {batches} batch(es) of epoch {}", epochs + 1)?;
+                }
+                write!(
+                    f,
+                    "; the checkpoint {checkpoint} is written: the same command with \
+                     --resume goes on from it"
+                )
+            }
             TrainError::NetRefused(e) => write!(f, "the trained net is refused: {e}"),
         }
     }
 }
 
 impl std::error::Error for TrainError {}
+
+impl From<CheckpointError> for TrainError {
+    fn from(e: CheckpointError) -> Self {
+        TrainError::Checkpoint(e)
+    }
+}
 
 impl From<OptionError> for TrainError {
     fn from(e: OptionError) -> Self {

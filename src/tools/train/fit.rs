@@ -9,8 +9,9 @@ use super::data::{SampleRef, Samples};
 use super::error::TrainError;
 use super::events::{Epoch, Event};
 use super::model::{Model, SCALE, Shape, sigmoid, target};
-use super::schedule::Schedule;
+use super::schedule::{Schedule, StepAt};
 use crate::util::rng::Rng;
+use crate::util::stop::Stop;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -33,20 +34,53 @@ pub struct Fit<'a> {
     pub threads: usize,
 }
 
-/// Everything the epochs change, from the seeded start on.
+/// Everything the epochs change, from the seeded start on: what a
+/// checkpoint saves and a resumed run goes on from.
 pub struct FitState {
     pub model: Model,
-    adam: Adam,
+    pub(super) adam: Adam,
     /// The stream the epochs' shuffles draw from.
-    rng: Rng,
+    pub(super) rng: Rng,
     /// The training positions, in the order of the last shuffle.
-    train: Vec<u32>,
+    pub(super) train: Vec<u32>,
     grad: Vec<f32>,
     pub epochs: Vec<Epoch>,
     /// The epoch with the lowest validation loss so far, its loss and
     /// weights: a net that overfits its few games is written as it was at
     /// its best.
-    best: Option<(usize, f64, Vec<f32>)>,
+    pub(super) best: Option<(usize, f64, Vec<f32>)>,
+    /// Training and validation loss of the starting weights, once taken.
+    pub(super) before: Option<(f64, Option<f64>)>,
+    /// The epoch after the last one finished, where a stop ended it
+    /// between two batches.
+    pub(super) partial: Option<Partial>,
+}
+
+/// An epoch stopped between two batches: the batches done (after its
+/// shuffle) and the loss summed over them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Partial {
+    pub batches: usize,
+    pub loss: f64,
+}
+
+/// What a fit hears and tells besides its result: the events, the state
+/// to save after each epoch (and where a stop ends one), and the stop.
+pub struct Hooks<'a> {
+    pub on_event: &'a mut (dyn FnMut(Event) + Send),
+    pub save: &'a mut (dyn FnMut(&FitState) -> Result<(), TrainError> + Send),
+    pub stop: Option<&'a Stop>,
+}
+
+/// How a fit ended.
+pub enum FitEnd {
+    Done(Trained),
+    /// A stop ended it (the state saved): after `epochs` whole epochs and
+    /// `batches` batches of the next.
+    Stopped {
+        epochs: usize,
+        batches: usize,
+    },
 }
 
 /// What a fit found.
@@ -88,6 +122,35 @@ impl FitState {
             grad: vec![0.0; shape.size()],
             epochs: Vec::new(),
             best: None,
+            before: None,
+            partial: None,
+        }
+    }
+
+    /// A state saved by a run that goes on: its weights, optimiser, shuffle
+    /// stream and order, epochs, best epoch, starting losses and the batches
+    /// done of an epoch a stop ended.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn restore(
+        model: Model,
+        adam: Adam,
+        rng: Rng,
+        train: Vec<u32>,
+        epochs: Vec<Epoch>,
+        best: Option<(usize, f64, Vec<f32>)>,
+        before: (f64, Option<f64>),
+        partial: Option<Partial>,
+    ) -> FitState {
+        FitState {
+            grad: vec![0.0; model.weights.len()],
+            model,
+            adam,
+            rng,
+            train,
+            epochs,
+            best,
+            before: Some(before),
+            partial,
         }
     }
 }
@@ -98,15 +161,20 @@ impl Fit<'_> {
             .then(|| mean_loss(m, self.samples, self.validation, self.lambda))
     }
 
-    /// The schedule's epochs from `state` on; `on_event` hears of progress
-    /// and of each epoch.
-    pub fn run(&self, mut state: FitState, on_event: &mut (dyn FnMut(Event) + Send)) -> Trained {
-        let before = (
-            mean_loss(&state.model, self.samples, &state.train, self.lambda),
-            self.validation_loss(&state.model),
-        );
+    /// The schedule's epochs from `state` on; `hooks` hear of progress and
+    /// of each epoch, save the state after each, and may stop the fit
+    /// between two batches (the state saved there too).
+    pub fn run(&self, mut state: FitState, hooks: &mut Hooks) -> Result<FitEnd, TrainError> {
+        let before = *state.before.get_or_insert_with(|| {
+            (
+                mean_loss(&state.model, self.samples, &state.train, self.lambda),
+                self.validation_loss(&state.model),
+            )
+        });
         while state.epochs.len() < self.schedule.epochs() {
-            self.epoch(&mut state, on_event);
+            if let Some(stopped) = self.epoch(&mut state, hooks)? {
+                return Ok(stopped);
+            }
         }
         let mut best_epoch = state.epochs.len();
         if let Some((number, _, weights)) = state.best {
@@ -115,20 +183,24 @@ impl Fit<'_> {
         }
         let baseline = (!self.validation.is_empty())
             .then(|| baseline_loss(self.samples, self.validation, self.lambda));
-        Trained {
+        Ok(FitEnd::Done(Trained {
             model: state.model,
             train_positions: state.train.len(),
             before,
             baseline,
             epochs: state.epochs,
             best_epoch,
-        }
+        }))
     }
 
-    /// The next epoch of `state`.
-    fn epoch(&self, state: &mut FitState, on_event: &mut (dyn FnMut(Event) + Send)) {
+    /// The next epoch of `state` (the rest of one a stop ended), saved
+    /// when done; where a stop ends it, how far it went.
+    fn epoch(&self, state: &mut FitState, hooks: &mut Hooks) -> Result<Option<FitEnd>, TrainError> {
         let number = state.epochs.len() + 1;
         let started = Instant::now();
+        // An epoch a stop ended goes on after its last batch, with the
+        // order of its shuffle.
+        let resumed = state.partial.take();
         let FitState {
             model,
             adam,
@@ -137,11 +209,19 @@ impl Fit<'_> {
             grad,
             ..
         } = state;
-        rng.shuffle(train);
-        let rate = self.schedule.rate_at(number);
+        if resumed.is_none() {
+            rng.shuffle(train);
+        }
         let batch = self.batch.max(1);
-        let mut loss = 0.0;
-        for (b, positions) in train.chunks(batch).enumerate() {
+        let steps_per_epoch = train.len().div_ceil(batch);
+        let skip = resumed.map_or(0, |p| p.batches);
+        let mut loss = resumed.map_or(0.0, |p| p.loss);
+        for (b, positions) in train.chunks(batch).enumerate().skip(skip) {
+            let rate = self.schedule.rate_at(StepAt {
+                epoch: number,
+                step: b,
+                steps_per_epoch,
+            });
             let chunk = positions.len().div_ceil(CHUNKS);
             let parts: Vec<_> = positions
                 .par_chunks(chunk)
@@ -153,11 +233,22 @@ impl Fit<'_> {
             }
             let mean = 1.0 / positions.len() as f32;
             adam.step(&mut model.weights, grad, mean, rate);
-            on_event(Event::Progress {
+            (hooks.on_event)(Event::Progress {
                 epoch: number,
                 done: (b * batch + positions.len()).min(train.len()),
                 total: train.len(),
             });
+            if hooks.stop.is_some_and(Stop::is_requested) && b + 1 < steps_per_epoch {
+                state.partial = Some(Partial {
+                    batches: b + 1,
+                    loss,
+                });
+                (hooks.save)(state)?;
+                return Ok(Some(FitEnd::Stopped {
+                    epochs: number - 1,
+                    batches: b + 1,
+                }));
+            }
         }
         let epoch = Epoch {
             number,
@@ -167,13 +258,21 @@ impl Fit<'_> {
             positions: train.len(),
             threads: self.threads,
         };
-        on_event(Event::Epoch(epoch));
+        (hooks.on_event)(Event::Epoch(epoch));
         state.epochs.push(epoch);
         if let Some(v) = epoch.validation_loss
             && state.best.as_ref().is_none_or(|(_, b, _)| v < *b)
         {
             state.best = Some((number, v, state.model.weights.clone()));
         }
+        (hooks.save)(state)?;
+        let more = state.epochs.len() < self.schedule.epochs();
+        Ok(
+            (more && hooks.stop.is_some_and(Stop::is_requested)).then_some(FitEnd::Stopped {
+                epochs: number,
+                batches: 0,
+            }),
+        )
     }
 }
 
@@ -280,7 +379,19 @@ mod tests {
             threads,
         };
         let pool = thread_pool(threads).expect("pool");
-        let trained = pool.install(|| fit.run(FitState::new(shape, train, seed), &mut |_| {}));
+        let end = pool.install(|| {
+            fit.run(
+                FitState::new(shape, train, seed),
+                &mut Hooks {
+                    on_event: &mut |_| {},
+                    save: &mut |_| Ok(()),
+                    stop: None,
+                },
+            )
+        });
+        let Ok(FitEnd::Done(trained)) = end else {
+            panic!("the fit did not end");
+        };
         (trained, validation)
     }
 

@@ -15,11 +15,13 @@
 //! - [`model`]: the float network, its loss and gradients
 //! - [`adam`]: the optimiser
 //! - [`fit`]: the epoch loop
+//! - [`checkpoint`]: the state after each epoch, for `--resume`
 //! - [`quantise`]: the integer network and its loss
 //! - [`output`]: the net file, made sure of first and replaced whole
 //! - [`events`], [`report`], [`error`]: what a run tells its caller
 
 pub mod adam;
+pub mod checkpoint;
 pub mod data;
 pub mod error;
 pub mod events;
@@ -34,10 +36,11 @@ pub mod schedule;
 pub mod settings;
 pub mod trainer;
 
+pub use checkpoint::CheckpointError;
 pub use error::{OptionError, OutputError, TrainError};
 pub use events::{Epoch, Event, Plan};
 pub use loader::DataFiles;
 pub use report::{Report, WorseThanHandWritten, loss_text};
-pub use schedule::Schedule;
-pub use settings::{ACTIVATIONS, Architecture, Batch, Settings};
+pub use schedule::{DECAYS, Decay, Schedule};
+pub use settings::{ACTIVATIONS, Architecture, Batch, Settings, StopRequest};
 pub use trainer::Trainer;

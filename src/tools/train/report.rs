@@ -4,7 +4,7 @@
 //! evaluation deserves.
 
 use super::events::Plan;
-use super::schedule::Schedule;
+use super::schedule::{Decay, Schedule};
 use super::settings::{Architecture, MIN_STEPS, Settings};
 use crate::engine::eval::nnue::Network;
 
@@ -51,6 +51,15 @@ impl Losses {
             loss_text(self.quantised)
         )
     }
+}
+
+/// The schedule in words: its decay and its warm-up.
+pub fn schedule_text(c: &Schedule) -> String {
+    let decay = match c.decay() {
+        Decay::Step { drop_epochs } => format!("step, lr drop {drop_epochs} epoch(s)"),
+        Decay::Cosine { last } => format!("cosine to {last}"),
+    };
+    format!("Schedule: {decay}; warm-up {} step(s)", c.warmup())
 }
 
 /// A loss, or `none` where there is none.
@@ -153,6 +162,13 @@ impl Report {
                 c.drop_epochs(),
                 self.plan.batch_text()
             ),
+        ];
+        // Said only of a schedule the step options could not ask for, so
+        // that the older options still make the same bytes.
+        if !c.is_plain_step() {
+            lines.push(schedule_text(c));
+        }
+        lines.extend([
             format!(
                 "Positions: {} training, {} validation",
                 self.plan.training, self.plan.validation
@@ -162,7 +178,7 @@ impl Report {
                 "The hand-written evaluation's validation loss: {}",
                 loss_text(self.losses.hand_written)
             ),
-        ];
+        ]);
         if let Some(w) = self.worse_than_hand_written() {
             lines.push(format!("Warning: {w}"));
         }

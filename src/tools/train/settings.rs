@@ -6,6 +6,7 @@ use super::error::OptionError;
 use super::fit::CHUNKS;
 use crate::engine::eval::nnue::Activation;
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
+use crate::util::stop::Stop;
 
 /// The activations by the names the command line gives them, with what
 /// each computes.
@@ -92,6 +93,24 @@ pub struct Settings {
     pub out: String,
     /// The command line that asked for the run, recorded in the net file.
     pub command: String,
+    /// The checkpoint written after each epoch (none: the net file's name
+    /// with `.ckpt` added).
+    pub checkpoint: Option<String>,
+    /// Go on from the checkpoint instead of from the seeded start.
+    pub resume: bool,
+    /// A request to stop, heeded between two batches.
+    pub stop: StopRequest,
+}
+
+/// A stop request a run heeds between two batches (the checkpoint written
+/// there). Not a setting of the result: any two compare equal.
+#[derive(Clone, Debug, Default)]
+pub struct StopRequest(pub Option<Stop>);
+
+impl PartialEq for StopRequest {
+    fn eq(&self, _: &StopRequest) -> bool {
+        true
+    }
 }
 
 impl Default for Settings {
@@ -104,11 +123,21 @@ impl Default for Settings {
             threads: 0,
             out: String::new(),
             command: String::new(),
+            checkpoint: None,
+            resume: false,
+            stop: StopRequest::default(),
         }
     }
 }
 
 impl Settings {
+    /// The checkpoint's file: as given, else beside the net file.
+    pub fn checkpoint_path(&self) -> String {
+        self.checkpoint
+            .clone()
+            .unwrap_or_else(|| format!("{}.ckpt", self.out))
+    }
+
     /// The settings' numbers, each within its range.
     pub fn check(&self) -> Result<(), OptionError> {
         if !(0.0..=1.0).contains(&self.lambda) {

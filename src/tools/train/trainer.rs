@@ -7,11 +7,12 @@
 //! the engine's own evaluation; the net file is written with its
 //! provenance.
 
+use super::checkpoint::{self, CheckpointError, Fingerprint};
 use super::data::split;
 use super::error::TrainError;
 use super::events::{Event, Plan};
 use super::factor::Factoriser;
-use super::fit::{Fit, FitState, thread_pool};
+use super::fit::{Fit, FitEnd, FitState, Hooks, thread_pool};
 use super::loader::{DataFiles, Reader};
 use super::model::Shape;
 use super::output::PendingNet;
@@ -24,6 +25,18 @@ use crate::engine::eval::nnue::{Layout, Net};
 use crate::rules::variant::Variant;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// A run's values on their way to [`Trainer::train`]: the fingerprint
+/// known before the data are read, and the checkpoint to resume.
+struct Run<'a> {
+    schedule: &'a Schedule,
+    settings: &'a Settings,
+    data: &'a DataFiles,
+    threads: usize,
+    fingerprint: Fingerprint,
+    saved: Option<&'a [u8]>,
+    checkpoint: &'a str,
+}
 
 /// Trains networks of one architecture for one variant.
 pub struct Trainer {
@@ -54,7 +67,9 @@ impl Trainer {
     }
 
     /// Train a net by `schedule` and `settings` on `data` and write it;
-    /// `on_event` hears of the plan, the progress and each epoch.
+    /// `on_event` hears of the plan, the progress and each epoch. The
+    /// checkpoint is written after each epoch (and kept: a finished run
+    /// goes on with more epochs by `resume`).
     pub fn run(
         &self,
         schedule: &Schedule,
@@ -68,10 +83,43 @@ impl Trainer {
             path: settings.out.clone(),
             error,
         })?;
+        // The checkpoint's folder is made sure of as the net file's is.
+        let checkpoint_file = settings.checkpoint_path();
+        drop(
+            PendingNet::create(&checkpoint_file).map_err(|error| TrainError::Output {
+                path: checkpoint_file.clone(),
+                error,
+            })?,
+        );
+        let fingerprint = self.fingerprint(settings, data);
+        let saved = if settings.resume {
+            let bytes = std::fs::read(&checkpoint_file).map_err(|e| {
+                TrainError::Checkpoint(if e.kind() == std::io::ErrorKind::NotFound {
+                    CheckpointError::Missing(checkpoint_file.clone())
+                } else {
+                    CheckpointError::Io(checkpoint_file.clone(), e)
+                })
+            })?;
+            // Checked before the data are read.
+            checkpoint::fingerprint(&bytes, &checkpoint_file)?
+                .check(&fingerprint, &checkpoint_file)?;
+            Some(bytes)
+        } else {
+            None
+        };
         // The reading too runs on the threads asked for.
         let pool = thread_pool(settings.threads)?;
         let threads = pool.current_num_threads();
-        let report = pool.install(|| self.train(schedule, settings, data, threads, on_event))?;
+        let run = Run {
+            schedule,
+            settings,
+            data,
+            threads,
+            fingerprint,
+            saved: saved.as_deref(),
+            checkpoint: &checkpoint_file,
+        };
+        let report = pool.install(|| self.train(&run, on_event))?;
         pending
             .commit(&report.network.to_bytes())
             .map_err(|error| TrainError::Output {
@@ -81,15 +129,46 @@ impl Trainer {
         Ok(report)
     }
 
+    /// What a checkpoint must match that is known before the data are
+    /// read: the variant, the architecture, the settings that change the
+    /// result, the data files' names and sizes.
+    fn fingerprint(&self, settings: &Settings, data: &DataFiles) -> Fingerprint {
+        let a = self.architecture;
+        let files: Vec<String> = data
+            .files
+            .iter()
+            .map(|f| match std::fs::metadata(f) {
+                Ok(m) => format!("{f} ({} bytes)", m.len()),
+                Err(_) => format!("{f} (unreadable)"),
+            })
+            .collect();
+        let line = |n: &str, v: String| (n.to_string(), v);
+        Fingerprint(vec![
+            line("variant", self.variant.name.clone()),
+            line("feature layout", format!("{:016x}", self.layout.hash())),
+            line("hidden", a.hidden.to_string()),
+            line("activation", format!("{:?}", a.activation)),
+            line("factoriser", a.factoriser.to_string()),
+            line("seed", settings.seed.to_string()),
+            line("lambda", settings.lambda.to_string()),
+            line("validation", settings.validation.to_string()),
+            line("data", files.join(", ")),
+        ])
+    }
+
     /// Everything between the checks and the writing, on the pool.
     fn train(
         &self,
-        schedule: &Schedule,
-        settings: &Settings,
-        data: &DataFiles,
-        threads: usize,
+        run: &Run,
         on_event: &mut (dyn FnMut(Event) + Send),
     ) -> Result<Report, TrainError> {
+        let Run {
+            schedule,
+            settings,
+            data,
+            threads,
+            ..
+        } = *run;
         let layout = &self.layout;
         let arch = self.architecture;
         let started = Instant::now();
@@ -136,7 +215,49 @@ impl Trainer {
             batch: plan.batch,
             threads,
         };
-        let mut trained = fit.run(FitState::new(shape, train, settings.seed), on_event);
+        let mut fingerprint = run.fingerprint.clone();
+        fingerprint.0.extend([
+            (
+                "positions".to_string(),
+                format!("{} training, {} validation", plan.training, plan.validation),
+            ),
+            ("batch".to_string(), plan.batch.to_string()),
+        ]);
+        let file = run.checkpoint;
+        let state = match run.saved {
+            Some(bytes) => {
+                checkpoint::fingerprint(bytes, file)?.check(&fingerprint, file)?;
+                checkpoint::from_bytes(bytes, file, shape, &train)?.go_on(
+                    schedule,
+                    plan.steps(),
+                    file,
+                )?
+            }
+            None => FitState::new(shape, train, settings.seed),
+        };
+        let mut save = |state: &FitState| {
+            checkpoint::write(file, &checkpoint::to_bytes(&fingerprint, schedule, state)).map_err(
+                |error| TrainError::Output {
+                    path: file.to_string(),
+                    error,
+                },
+            )
+        };
+        let mut hooks = Hooks {
+            on_event,
+            save: &mut save,
+            stop: settings.stop.0.as_ref(),
+        };
+        let mut trained = match fit.run(state, &mut hooks)? {
+            FitEnd::Done(trained) => trained,
+            FitEnd::Stopped { epochs, batches } => {
+                return Err(TrainError::Stopped {
+                    epochs,
+                    batches,
+                    checkpoint: file.to_string(),
+                });
+            }
+        };
         if let Some(f) = factoriser {
             trained.model = f.fold(&trained.model);
         }
