@@ -407,3 +407,38 @@ fn a_text_file_bad_fen_is_reported_with_its_line() {
     assert_eq!(load(&file, &v), Ok(vec![(fen, 12, 1.0)]));
     let _ = std::fs::remove_file(&file);
 }
+
+/// The positions of a text and a binary file read together are counted
+/// before they are read, and each is given with its number in the files'
+/// order, though they are read in parallel.
+#[test]
+fn positions_are_counted_first_and_numbered_in_file_order() {
+    let chess = &variants()[0];
+    let (bytes, _) = chess_file(chess);
+    let bin = temp("numbered.bin");
+    std::fs::write(&bin, &bytes).expect("write");
+    let text = temp("numbered.txt");
+    std::fs::write(
+        &text,
+        "# a comment\n\n4k3/8/8/8/8/8/3P4/4K3 w - - 0 1 | 10 | 1.0\n\
+         4k3/8/8/8/8/8/3P4/4K3 b - - 0 1 | -10 | 0.0\n",
+    )
+    .expect("write");
+    let files = [bin.clone(), text, bin];
+    let set = datafile::DataSet::read(&files).expect("read");
+    let loaded = set
+        .load_with(
+            chess,
+            || (),
+            |_, p: DataPosition| Ok((p.index, p.pos.to_fen())),
+        )
+        .expect("load");
+    let indices: Vec<usize> = loaded.samples.iter().map(|s| s.0).collect();
+    assert!(indices.len() > 100, "{}", indices.len());
+    assert_eq!(set.positions(), indices.len());
+    assert_eq!(indices, (0..indices.len()).collect::<Vec<_>>());
+    // The two copies of the binary file number their positions apart.
+    let half = (indices.len() - 2) / 2;
+    assert_eq!(loaded.samples[half].1, "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1");
+    assert_eq!(loaded.samples[0].1, loaded.samples[half + 2].1);
+}

@@ -558,6 +558,34 @@ pub struct GameInfo {
     pub result: f64,
 }
 
+/// How many training positions the game record `r` holds, counted from
+/// its plies' codes without replaying a move (cheap: what the positions'
+/// numbers are known by before they are read). A damaged record is
+/// counted as far as it can be read; its replay reports the damage.
+pub fn training_plies(r: &Record) -> usize {
+    let body = r.body;
+    // Result byte, FEN length, FEN.
+    let Some(fen) = body
+        .get(1..3)
+        .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+    else {
+        return 0;
+    };
+    let mut at = 3 + fen;
+    let mut count = 0;
+    while let Some(b) = body.get(at..at + 2) {
+        let code = u16::from_le_bytes([b[0], b[1]]);
+        count += usize::from(code & TRAIN_BIT != 0);
+        at += if code & EXTRA_BIT != 0 { 4 } else { 2 };
+        // The score: bytes with the high bit set, then one without.
+        while body.get(at).is_some_and(|&x| x & 0x80 != 0) {
+            at += 1;
+        }
+        at += 1;
+    }
+    count
+}
+
 /// Replay the game record `r` (of type [`GAME`]): `visit` is given each
 /// position before its move is made, with its White score and whether it
 /// is a training position, and the game's result. Every move is checked.

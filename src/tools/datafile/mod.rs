@@ -17,7 +17,7 @@ pub mod binary;
 pub mod convert;
 pub mod text;
 
-pub use text::{DataLine, MAX_SCORE, parse_line, read_data, read_data_with};
+pub use text::{DataLine, MAX_SCORE, count_positions, parse_line, read_data, read_data_with};
 
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
@@ -62,6 +62,10 @@ pub struct DataPosition<'a> {
     pub score: i32,
     /// The game's result: 1, 0.5 or 0.
     pub result: f64,
+    /// The position's number among those of the files read together
+    /// (from 0, in the files' order): what tells a caller which position
+    /// it is given, the positions being read in parallel.
+    pub index: usize,
 }
 
 /// Where in a file an error is.
@@ -217,6 +221,15 @@ pub fn read_binary_with<S, T: Send>(
     init: impl Fn() -> S + Sync + Send,
     sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
 ) -> Result<Vec<T>, DataError> {
+    read_binary_from(bytes, file, v, 0, init, sample)
+}
+
+/// The records of a binary file, checked to be of `v` and whole.
+fn binary_records<'a>(
+    bytes: &'a [u8],
+    file: &str,
+    v: &Arc<Variant>,
+) -> Result<Vec<binary::Record<'a>>, DataError> {
     let bad = |d| DataError::at_byte(file, d);
     let (header, start) = binary::Header::parse(bytes).map_err(bad)?;
     header.check(v).map_err(|message| DataError {
@@ -225,13 +238,36 @@ pub fn read_binary_with<S, T: Send>(
         message,
     })?;
     let (records, damage) = binary::records(bytes, start);
-    if let Some(d) = damage {
-        return Err(bad(d));
+    match damage {
+        Some(d) => Err(bad(d)),
+        None => Ok(records),
     }
-    let games: Vec<Result<Vec<T>, binary::Damage>> = records
-        .par_iter()
+}
+
+/// [`read_binary_with`], the file's first position numbered `first`.
+fn read_binary_from<S, T: Send>(
+    bytes: &[u8],
+    file: &str,
+    v: &Arc<Variant>,
+    first: usize,
+    init: impl Fn() -> S + Sync + Send,
+    sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
+) -> Result<Vec<T>, DataError> {
+    let records = binary_records(bytes, file, v)?;
+    // Each game's first position's number, from the plies' codes.
+    let mut next = first;
+    let games: Vec<(usize, &binary::Record)> = records
+        .iter()
         .filter(|r| r.kind == binary::GAME)
-        .map_init(&init, |state, r| {
+        .map(|r| {
+            let start = next;
+            next += binary::training_plies(r);
+            (start, r)
+        })
+        .collect();
+    let decoded: Vec<Result<Vec<T>, binary::Damage>> = games
+        .par_iter()
+        .map_init(&init, |state, &(start, r)| {
             let mut out = Vec::new();
             binary::decode_game(v, r, |pos, ply, result| {
                 if ply.train {
@@ -241,6 +277,7 @@ pub fn read_binary_with<S, T: Send>(
                             pos,
                             score: ply.score,
                             result,
+                            index: start + out.len(),
                         },
                     )?);
                 }
@@ -249,58 +286,111 @@ pub fn read_binary_with<S, T: Send>(
             .map(|_| out)
         })
         .collect();
-    let mut samples = Vec::new();
-    for g in games {
-        samples.extend(g.map_err(bad)?);
+    let mut samples = Vec::with_capacity(next - first);
+    for g in decoded {
+        samples.extend(g.map_err(|d| DataError::at_byte(file, d))?);
     }
     Ok(samples)
 }
 
+/// Data files read whole, in order, before any position is made of them:
+/// how many positions they hold is known first.
+pub struct DataSet {
+    files: Vec<(String, DataFile)>,
+}
+
+impl DataSet {
+    /// Read `files` (each at most its format's size limit); the first that
+    /// cannot be read ends the reading.
+    pub fn read(files: &[String]) -> Result<DataSet, LoadError> {
+        let files = files
+            .iter()
+            .map(|f| DataFile::read(f).map(|d| (f.clone(), d)))
+            .collect::<Result<_, _>>()?;
+        Ok(DataSet { files })
+    }
+
+    /// How many positions the files hold, counted without reading them:
+    /// text lines, binary training plies (as many as a load gives when the
+    /// files are good).
+    pub fn positions(&self) -> usize {
+        self.files
+            .iter()
+            .map(|(_, data)| match data {
+                DataFile::Text(text) => count_positions(text),
+                DataFile::Binary { bytes, start, .. } => {
+                    let (records, _) = binary::records(bytes, *start);
+                    records
+                        .iter()
+                        .filter(|r| r.kind == binary::GAME)
+                        .map(binary::training_plies)
+                        .sum()
+                }
+            })
+            .sum()
+    }
+
+    /// The positions of the files of `v` made into samples by `sample`
+    /// (each thread lending it a working state made by `init`, as in
+    /// [`read_data_with`]), and the files' comment lines; the first file
+    /// with bad data ends the reading.
+    pub fn load_with<S, T: Send>(
+        &self,
+        v: &Arc<Variant>,
+        init: impl Fn() -> S + Sync + Send,
+        sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
+    ) -> Result<Loaded<T>, LoadError> {
+        let mut loaded = Loaded {
+            samples: Vec::new(),
+            comments: Vec::new(),
+        };
+        for (file, data) in &self.files {
+            loaded.comments.extend(
+                data.comments()
+                    .iter()
+                    .take(COMMENTS_KEPT)
+                    .map(|l| format!("{file}: {l}")),
+            );
+            let bad = |errors| LoadError::Bad {
+                file: file.clone(),
+                errors,
+            };
+            let first = loaded.samples.len();
+            let samples = match data {
+                DataFile::Text(text) => read_data_with(text, file, &init, |state, n, line| {
+                    let pos = Position::from_fen(v.clone(), line.fen)
+                        .map_err(|e| format!("bad FEN: {e}"))?;
+                    sample(
+                        state,
+                        DataPosition {
+                            pos: &pos,
+                            score: line.score,
+                            result: line.result,
+                            index: first + n,
+                        },
+                    )
+                })
+                .map_err(bad)?,
+                DataFile::Binary { bytes, .. } => {
+                    read_binary_from(bytes, file, v, first, &init, &sample)
+                        .map_err(|e| bad(vec![e]))?
+                }
+            };
+            loaded.samples.extend(samples);
+        }
+        Ok(loaded)
+    }
+}
+
 /// Read the data files of `v` in order, either format (each at most its
-/// format's size limit); the first file that cannot be read or has bad data
-/// ends the reading. Each thread lends `sample` a working state made by
-/// `init`, as in [`read_data_with`].
+/// format's size limit); a file that cannot be read, or the first with bad
+/// data, ends the reading. Each thread lends `sample` a working state made
+/// by `init`, as in [`read_data_with`].
 pub fn load_with<S, T: Send>(
     files: &[String],
     v: &Arc<Variant>,
     init: impl Fn() -> S + Sync + Send,
     sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
 ) -> Result<Loaded<T>, LoadError> {
-    let mut loaded = Loaded {
-        samples: Vec::new(),
-        comments: Vec::new(),
-    };
-    for file in files {
-        let data = DataFile::read(file)?;
-        loaded.comments.extend(
-            data.comments()
-                .iter()
-                .take(COMMENTS_KEPT)
-                .map(|l| format!("{file}: {l}")),
-        );
-        let bad = |errors| LoadError::Bad {
-            file: file.clone(),
-            errors,
-        };
-        let samples = match &data {
-            DataFile::Text(text) => read_data_with(text, file, &init, |state, line| {
-                let pos =
-                    Position::from_fen(v.clone(), line.fen).map_err(|e| format!("bad FEN: {e}"))?;
-                sample(
-                    state,
-                    DataPosition {
-                        pos: &pos,
-                        score: line.score,
-                        result: line.result,
-                    },
-                )
-            })
-            .map_err(bad)?,
-            DataFile::Binary { bytes, .. } => {
-                read_binary_with(bytes, file, v, &init, &sample).map_err(|e| bad(vec![e]))?
-            }
-        };
-        loaded.samples.extend(samples);
-    }
-    Ok(loaded)
+    DataSet::read(files)?.load_with(v, init, sample)
 }

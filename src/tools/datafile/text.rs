@@ -50,28 +50,40 @@ pub fn read_data<T: Send>(
     file: &str,
     sample: impl Fn(DataLine) -> Result<T, String> + Sync,
 ) -> Result<Vec<T>, Vec<DataError>> {
-    read_data_with(text, file, || (), |_, line| sample(line))
+    read_data_with(text, file, || (), |_, _, line| sample(line))
+}
+
+/// The lines of `text` that hold positions (not blank, not `#` comments),
+/// trimmed, with their line numbers (from 1).
+fn position_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// How many positions `text` holds: its lines other than blank ones and
+/// comments, each a position when the file is good.
+pub fn count_positions(text: &str) -> usize {
+    position_lines(text).count()
 }
 
 /// [`read_data`] with a working state per thread (made by `init`, e.g. an
-/// evaluation's caches) lent to `sample`.
+/// evaluation's caches) lent to `sample`, which is also told each
+/// position's number in the file (from 0).
 pub fn read_data_with<S, T: Send>(
     text: &str,
     file: &str,
     init: impl Fn() -> S + Sync + Send,
-    sample: impl Fn(&mut S, DataLine) -> Result<T, String> + Sync + Send,
+    sample: impl Fn(&mut S, usize, DataLine) -> Result<T, String> + Sync + Send,
 ) -> Result<Vec<T>, Vec<DataError>> {
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(n, l)| (n + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect();
+    let lines: Vec<(usize, &str)> = position_lines(text).collect();
     let parsed: Vec<Result<T, DataError>> = lines
         .par_iter()
-        .map_init(&init, |state, &(n, l)| {
+        .enumerate()
+        .map_init(&init, |state, (index, &(n, l))| {
             parse_line(l)
-                .and_then(|line| sample(state, line))
+                .and_then(|line| sample(state, index, line))
                 .map_err(|message| DataError {
                     file: file.to_string(),
                     at: Place::Line(n),

@@ -40,6 +40,21 @@ impl Factoriser {
     /// sorted when it was, all virtual indices lying above the real ones).
     pub fn extend(&self, features: &mut Vec<u32>) {
         let real = features.len();
+        if features.is_sorted() {
+            // In order (as the reader gives them): each kind's block is
+            // found by walking on, without a division or a sort.
+            let mut block = 0;
+            let mut end = self.squares;
+            for i in 0..real {
+                let f = features[i] as usize;
+                while f >= end {
+                    block += 1;
+                    end += self.squares;
+                }
+                features.push((self.inputs + block) as u32);
+            }
+            return;
+        }
         for i in 0..real {
             let v = (self.inputs + features[i] as usize / self.squares) as u32;
             features.push(v);
@@ -122,5 +137,21 @@ mod tests {
             };
             assert!((unfolded.output(&plain.get(0)) - a).abs() > 1e-4);
         }
+    }
+
+    /// A sorted list and the same features out of order get the same
+    /// virtual features, each its kind's block.
+    #[test]
+    fn virtual_features_are_each_features_block_in_order() {
+        let fz = Factoriser::new(20, 4);
+        let mut sorted = vec![0u32, 3, 4, 9, 10, 11, 19];
+        let mut shuffled = vec![11u32, 0, 19, 4, 10, 3, 9];
+        fz.extend(&mut sorted);
+        fz.extend(&mut shuffled);
+        assert_eq!(&sorted[7..], &[20, 20, 21, 22, 22, 22, 24]);
+        assert_eq!(&sorted[7..], &shuffled[7..]);
+        let mut gap = vec![17u32];
+        fz.extend(&mut gap);
+        assert_eq!(gap, [17, 24]);
     }
 }

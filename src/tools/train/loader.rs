@@ -3,14 +3,15 @@
 //! the factoriser's virtual features when it is on, the score and result
 //! from the side to move's side, and the hand-written evaluation's score).
 
-use super::data::{Sample, Samples};
+use super::data::{Sample, Samples, split};
 use super::error::TrainError;
 use super::factor::Factoriser;
 use crate::engine::eval::nnue::Layout;
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
-use crate::rules::types::Color;
+use crate::rules::board::Position;
+use crate::rules::types::{Color, Square};
 use crate::rules::variant::Variant;
-use crate::tools::datafile::{self, DataPosition};
+use crate::tools::datafile::{DataPosition, DataSet};
 use std::sync::Arc;
 
 /// The data files of a run, read in order.
@@ -19,11 +20,13 @@ pub struct DataFiles {
     pub files: Vec<String>,
 }
 
-/// The positions read, and the comment lines of the files (for the net's
-/// provenance).
+/// The positions read, the comment lines of the files (for the net's
+/// provenance), and the positions split into validation and training.
 pub struct Loaded {
     pub samples: Samples,
     pub comments: Vec<String>,
+    pub validation: Vec<u32>,
+    pub train: Vec<u32>,
 }
 
 /// What turns a data line into a position: the variant, its feature layout,
@@ -35,15 +38,24 @@ pub struct Reader<'a> {
     pub tables: &'a EvalTables,
 }
 
-/// The hand-written evaluation's pawn cache, one per reading thread.
+/// A reading thread's working state: the hand-written evaluation's pawn
+/// cache, and a bit a feature for each perspective, which give a
+/// position's features in order without sorting them.
 pub struct Baseline {
     pawns: PawnCache,
+    /// White's perspective's features, then Black's, as bits.
+    seen: [Vec<u64>; 2],
+    /// Each feature from White's perspective as Black sees it, learnt as
+    /// met (`u32::MAX` not yet): one feature computed a man, not two.
+    mirror: Vec<u32>,
 }
 
 impl Baseline {
     pub fn new() -> Baseline {
         Baseline {
             pawns: PawnCache::new(),
+            seen: [Vec::new(), Vec::new()],
+            mirror: Vec::new(),
         }
     }
 }
@@ -54,41 +66,94 @@ impl Default for Baseline {
     }
 }
 
+/// Which positions get the hand-written evaluation's score: the held-out
+/// ones, the only ones whose score is used (the measure to beat). The
+/// evaluation costs more than the rest of a position's reading together.
+pub struct Wanted<'a>(pub &'a [bool]);
+
+impl Wanted<'_> {
+    fn get(&self, index: usize) -> bool {
+        self.0.get(index).copied().unwrap_or(true)
+    }
+}
+
 impl DataFiles {
     pub fn new(files: Vec<String>) -> DataFiles {
         DataFiles { files }
     }
 
-    /// Every position of the files (on the current thread pool); a file
-    /// that cannot be read or has a bad line ends the reading.
-    pub fn load(&self, reader: &Reader) -> Result<Loaded, TrainError> {
-        let loaded = datafile::load_with(
-            &self.files,
-            reader.variant,
-            Baseline::new,
-            |baseline, line| reader.sample(baseline, line),
-        )
-        .map_err(TrainError::Data)?;
+    /// Every position of the files (on the current thread pool), and the
+    /// split by `validation` share and `seed` ([`split`]); a file that
+    /// cannot be read or has a bad line ends the reading. The files'
+    /// positions are counted first, so that the split is known while they
+    /// are read.
+    pub fn load(&self, reader: &Reader, validation: f64, seed: u64) -> Result<Loaded, TrainError> {
+        let set = DataSet::read(&self.files).map_err(TrainError::Data)?;
+        let positions = set.positions();
+        let (held, train) = split(positions, validation, seed);
+        let mut held_out = vec![false; positions];
+        for &i in &held {
+            held_out[i as usize] = true;
+        }
+        let wanted = Wanted(&held_out);
+        let loaded = set
+            .load_with(reader.variant, Baseline::new, |state, line| {
+                reader.sample(state, line, &wanted)
+            })
+            .map_err(TrainError::Data)?;
         if loaded.samples.is_empty() {
             return Err(TrainError::NoPositions);
         }
+        // The count is exact for files that read without error; were it
+        // not, the split is taken again (every position then scored).
+        let (validation, train) = if loaded.samples.len() == positions {
+            (held, train)
+        } else {
+            split(loaded.samples.len(), validation, seed)
+        };
         Ok(Loaded {
             samples: Samples::new(loaded.samples),
             comments: loaded.comments,
+            validation,
+            train,
         })
     }
 }
 
 impl Reader<'_> {
-    /// A data file's position as the trainer sees it.
-    pub fn sample(&self, baseline: &mut Baseline, line: DataPosition) -> Result<Sample, String> {
+    /// A data file's position as the trainer sees it; the hand-written
+    /// evaluation's score only where `wanted` (0 elsewhere).
+    pub fn sample(
+        &self,
+        state: &mut Baseline,
+        line: DataPosition,
+        wanted: &Wanted,
+    ) -> Result<Sample, String> {
         let pos = line.pos;
         let stm = pos.side_to_move();
-        let (mut us, mut them) = (Vec::new(), Vec::new());
-        self.layout.active(pos, stm, &mut us);
-        self.layout.active(pos, stm.flip(), &mut them);
-        us.sort_unstable();
-        them.sort_unstable();
+        let men = pos.men(Color::White).len() + pos.men(Color::Black).len();
+        let room = if self.factoriser.is_some() {
+            2 * men
+        } else {
+            men
+        };
+        let (mut us, mut them) = (Vec::with_capacity(room), Vec::with_capacity(room));
+        let [white, black] = self.features(pos, state)?;
+        // The side to move's perspective first.
+        let sides = if stm == Color::White {
+            [white, black]
+        } else {
+            [black, white]
+        };
+        for (bits, list) in sides.iter().zip([&mut us, &mut them]) {
+            for (w, &word) in bits.iter().enumerate() {
+                let mut rest = word;
+                while rest != 0 {
+                    list.push((w * 64 + rest.trailing_zeros() as usize) as u32);
+                    rest &= rest - 1;
+                }
+            }
+        }
         if let Some(fz) = self.factoriser {
             fz.extend(&mut us);
             fz.extend(&mut them);
@@ -103,13 +168,59 @@ impl Reader<'_> {
         if us.len() > usize::from(u16::MAX) || them.len() > usize::from(u16::MAX) {
             return Err("too many men".to_string());
         }
+        let baseline = if wanted.get(line.index) {
+            evaluate(self.tables, pos, &mut state.pawns) as f32
+        } else {
+            0.0
+        };
         Ok(Sample {
             us,
             them,
             score: score as f32,
             result: result as f32,
-            baseline: evaluate(self.tables, pos, &mut baseline.pawns) as f32,
+            baseline,
         })
+    }
+
+    /// The active features of `pos` from White's perspective and from
+    /// Black's, as bits (read back in order, they are the sorted lists
+    /// that the layout's [`Layout::active`] gives in board order).
+    fn features<'s>(
+        &self,
+        pos: &Position,
+        state: &'s mut Baseline,
+    ) -> Result<[&'s [u64]; 2], String> {
+        let inputs = self.layout.inputs();
+        let beyond = || format!("a feature index beyond the layout's {inputs} inputs");
+        let words = inputs.div_ceil(64);
+        for bits in state.seen.iter_mut() {
+            bits.clear();
+            bits.resize(words, 0);
+        }
+        state.mirror.resize(inputs, u32::MAX);
+        let [white, black] = &mut state.seen;
+        for c in Color::BOTH {
+            for &sq in pos.men(c) {
+                let cell = pos.cell(Square(sq));
+                let Some(f) = self.layout.feature(Color::White, cell, sq as usize) else {
+                    continue;
+                };
+                let slot = state.mirror.get_mut(f).ok_or_else(beyond)?;
+                if *slot == u32::MAX {
+                    // A feature seen from Black's side is one too: the layout
+                    // is the same from either side.
+                    *slot = self
+                        .layout
+                        .feature(Color::Black, cell, sq as usize)
+                        .filter(|&b| b < inputs)
+                        .ok_or_else(beyond)? as u32;
+                }
+                let b = *slot as usize;
+                white[f / 64] |= 1 << (f % 64);
+                black[b / 64] |= 1 << (b % 64);
+            }
+        }
+        Ok([&state.seen[0], &state.seen[1]])
     }
 }
 
@@ -148,11 +259,28 @@ pub(super) mod tests {
                 pos,
                 score: 120,
                 result: 1.0,
+                index: 0,
             };
-            reader.sample(&mut hce, line)
+            reader.sample(&mut hce, line, &Wanted(&[true]))
         };
         let white = read(&w).expect("sample");
         let black = read(&b).expect("sample");
+        // The features are the layout's, in order.
+        let mut active = Vec::new();
+        layout.active(&w, Color::White, &mut active);
+        active.sort_unstable();
+        assert_eq!(white.us, active);
+        // Only the positions wanted get the hand-written score.
+        let unscored = DataPosition {
+            pos: &w,
+            score: 120,
+            result: 1.0,
+            index: 1,
+        };
+        let unscored = reader
+            .sample(&mut hce, unscored, &Wanted(&[true, false]))
+            .expect("sample");
+        assert_eq!((unscored.baseline, &unscored.us), (0.0, &white.us));
         // The hand-written score is the side to move's: a pawn up for White.
         assert!(white.baseline > 50.0, "{}", white.baseline);
         assert!(black.baseline < -50.0, "{}", black.baseline);

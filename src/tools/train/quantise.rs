@@ -90,7 +90,7 @@ pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) ->
 #[cfg(test)]
 mod tests {
     use super::super::loader::tests::with_chess_reader;
-    use super::super::loader::{Baseline, Reader};
+    use super::super::loader::{Baseline, Reader, Wanted};
     use super::*;
     use crate::engine::eval::nnue::Activation;
     use crate::rules::board::Position;
@@ -122,8 +122,9 @@ mod tests {
                         pos,
                         score: 30,
                         result: 0.5,
+                        index: 0,
                     };
-                    reader.sample(&mut baseline, line)
+                    reader.sample(&mut baseline, line, &Wanted(&[]))
                 })
                 .collect::<Result<_, _>>()
                 .expect("samples"),

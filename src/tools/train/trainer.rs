@@ -8,7 +8,6 @@
 //! provenance.
 
 use super::checkpoint::{self, CheckpointError, Fingerprint};
-use super::data::split;
 use super::error::TrainError;
 use super::events::{Event, Plan};
 use super::factor::Factoriser;
@@ -175,18 +174,22 @@ impl Trainer {
         let factoriser = arch
             .factoriser
             .then(|| Factoriser::new(layout.inputs(), layout.squares()));
-        let loaded = data.load(&Reader {
-            variant: &self.variant,
-            layout,
-            factoriser: factoriser.as_ref(),
-            tables: self.evaluator.tables(),
-        })?;
+        let loaded = data.load(
+            &Reader {
+                variant: &self.variant,
+                layout,
+                factoriser: factoriser.as_ref(),
+                tables: self.evaluator.tables(),
+            },
+            settings.validation,
+            settings.seed,
+        )?;
         let samples = &loaded.samples;
         let rows = factoriser.map_or(layout.inputs(), |f| f.rows());
         if samples.feature_bound() > rows {
             return Err(TrainError::FeatureBeyondInputs { inputs: rows });
         }
-        let (validation, train) = split(samples.len(), settings.validation, settings.seed);
+        let (validation, train) = (loaded.validation, loaded.train);
         if train.is_empty() {
             return Err(TrainError::NoTrainingPositions);
         }
