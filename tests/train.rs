@@ -8,7 +8,11 @@
 //! before it trains (a folder as the net file, options that contradict each
 //! other, an unknown variant); the batch fits a small file; a net worse
 //! than the hand-written evaluation is warned of; progress goes to a
-//! terminal only.
+//! terminal only. A run resumed from its checkpoint (after more epochs were
+//! asked for, a stop between two batches, or SIGTERM) writes the net of the
+//! run never stopped; a checkpoint of other options, or damaged, is
+//! refused with what differs or the byte; the cosine schedule and a
+//! warm-up change the net and are recorded.
 
 mod common;
 
@@ -448,8 +452,7 @@ const RESUMED: [&str; 8] = [
 fn net_bytes(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
     let mut line = RESUMED.to_vec();
     line.extend_from_slice(args);
-    let (net_file, _, _) = train_chess_ok(dir, &line);
-    std::fs::read(net_file).expect("net")
+    net_bytes_of(dir, &line)
 }
 
 #[test]
@@ -646,4 +649,68 @@ fn a_stop_between_two_batches_is_resumed_exactly() {
     let resumed = train_in_process(&dir, 3, true, None).expect("resumed");
     assert!(resumed == whole, "the resumed net differs");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SIGTERM stops a run between two batches with the checkpoint written and
+/// the signal's exit status; `--resume` then writes the net of the run
+/// that was not stopped.
+#[test]
+fn a_run_stopped_by_sigterm_resumes_to_the_unstopped_net() {
+    let dir = scratch("sigterm");
+    let args = [
+        "--hidden",
+        "64",
+        "--epochs",
+        "150",
+        "--batch",
+        "64",
+        "--seed",
+        "2",
+        "--threads",
+        "1",
+    ];
+    let whole = net_bytes_of(&dir, &args);
+    for file in ["x.nnue", "x.nnue.ckpt"] {
+        std::fs::remove_file(dir.join(file)).expect("written");
+    }
+    let net_file = dir.join("x.nnue").to_string_lossy().into_owned();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_amalgam"))
+        .args(["train", "chess", &fixture(), "--out", &net_file])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run amalgam");
+    // Stopped once the first epoch's checkpoint is there.
+    let begun = std::time::Instant::now();
+    while !dir.join("x.nnue.ckpt").exists() {
+        assert!(begun.elapsed().as_secs() < 120, "no checkpoint written");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().expect("the run ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("stopped after epoch") && stderr.contains("--resume goes on"),
+        "{stderr}"
+    );
+    assert!(!dir.join("x.nnue").exists(), "no net written");
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    assert!(
+        net_bytes_of(&dir, &resumed) == whole,
+        "the resumed net differs"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The net file's bytes after `train chess` with `args` alone.
+fn net_bytes_of(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    let (net_file, _, _) = train_chess_ok(dir, args);
+    std::fs::read(net_file).expect("net")
 }

@@ -23,14 +23,13 @@
 //! Each block's hash finds a damaged one; the error names its offset.
 
 use super::adam::{Adam, AdamSettings};
-use super::error::OutputError;
+use super::error::{CheckpointError, OutputError};
 use super::events::Epoch;
 use super::fit::{FitState, Partial};
 use super::model::{Model, Shape};
 use super::output::PendingNet;
 use super::schedule::{Decay, Schedule};
 use crate::util::rng::Rng;
-use std::fmt;
 
 /// The file's first bytes.
 pub const MAGIC: [u8; 8] = *b"AMGCKPT\x1a";
@@ -40,77 +39,6 @@ pub const VERSION: u16 = 1;
 /// What a run must match to resume a checkpoint, as named lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint(pub Vec<(String, String)>);
-
-/// Why a checkpoint is not resumed.
-#[derive(Debug)]
-pub enum CheckpointError {
-    /// `--resume` without a checkpoint file there.
-    Missing(String),
-    /// The file cannot be read or written.
-    Io(String, std::io::Error),
-    /// Not a checkpoint, or a damaged one: the byte where it is.
-    Damaged {
-        file: String,
-        offset: u64,
-        message: String,
-    },
-    /// Made by a run of other options or data: the first line that
-    /// differs, as the checkpoint and as this run has it.
-    Mismatch {
-        file: String,
-        what: String,
-        saved: String,
-        now: String,
-    },
-    /// The schedule gives a step of the epochs already run another step
-    /// size than the checkpoint's did.
-    Schedule { file: String, epoch: usize },
-    /// More epochs done (or begun) than the schedule has.
-    BeyondEpochs {
-        file: String,
-        done: usize,
-        epochs: usize,
-    },
-}
-
-impl fmt::Display for CheckpointError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CheckpointError::Missing(file) => {
-                write!(f, "{file}: no checkpoint to resume (--checkpoint names it)")
-            }
-            CheckpointError::Io(file, e) => write!(f, "{file}: {e}"),
-            CheckpointError::Damaged {
-                file,
-                offset,
-                message,
-            } => write!(f, "{file}: byte {offset}: {message}; not resumed"),
-            CheckpointError::Mismatch {
-                file,
-                what,
-                saved,
-                now,
-            } => write!(
-                f,
-                "{file} was made by another run: its {what} is {saved}, this run's {now}; \
-                 not resumed"
-            ),
-            CheckpointError::Schedule { file, epoch } => write!(
-                f,
-                "{file} was made by another schedule: epoch {epoch} ran at other step sizes \
-                 than these options give it (--lr, --lr-drop, --lr-schedule, --lr-final, \
-                 --lr-warmup, or --epochs with a decay); not resumed"
-            ),
-            CheckpointError::BeyondEpochs { file, done, epochs } => write!(
-                f,
-                "{file} has {done} epoch(s) done or begun, more than --epochs {epochs}; \
-                 not resumed"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for CheckpointError {}
 
 impl Fingerprint {
     /// The first of `now`'s lines that this (saved) fingerprint has

@@ -2,7 +2,6 @@
 //! contradict each other and a net file that cannot be written are found
 //! before any data is read; bad data lines come with every one of them.
 
-use super::checkpoint::CheckpointError;
 use crate::engine::eval::nnue::NetError;
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::tools::datafile::LoadError;
@@ -82,6 +81,77 @@ pub enum OutputError {
     /// Writing or renaming failed at the end.
     Write(std::io::Error),
 }
+
+/// Why a checkpoint is not resumed.
+#[derive(Debug)]
+pub enum CheckpointError {
+    /// `--resume` without a checkpoint file there.
+    Missing(String),
+    /// The file cannot be read or written.
+    Io(String, std::io::Error),
+    /// Not a checkpoint, or a damaged one: the byte where it is.
+    Damaged {
+        file: String,
+        offset: u64,
+        message: String,
+    },
+    /// Made by a run of other options or data: the first line that
+    /// differs, as the checkpoint and as this run has it.
+    Mismatch {
+        file: String,
+        what: String,
+        saved: String,
+        now: String,
+    },
+    /// The schedule gives a step of the epochs already run another step
+    /// size than the checkpoint's did.
+    Schedule { file: String, epoch: usize },
+    /// More epochs done (or begun) than the schedule has.
+    BeyondEpochs {
+        file: String,
+        done: usize,
+        epochs: usize,
+    },
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckpointError::Missing(file) => {
+                write!(f, "{file}: no checkpoint to resume (--checkpoint names it)")
+            }
+            CheckpointError::Io(file, e) => write!(f, "{file}: {e}"),
+            CheckpointError::Damaged {
+                file,
+                offset,
+                message,
+            } => write!(f, "{file}: byte {offset}: {message}; not resumed"),
+            CheckpointError::Mismatch {
+                file,
+                what,
+                saved,
+                now,
+            } => write!(
+                f,
+                "{file} was made by another run: its {what} is {saved}, this run's {now}; \
+                 not resumed"
+            ),
+            CheckpointError::Schedule { file, epoch } => write!(
+                f,
+                "{file} was made by another schedule: epoch {epoch} ran at other step sizes \
+                 than these options give it (--lr, --lr-drop, --lr-schedule, --lr-final, \
+                 --lr-warmup, or --epochs with a decay); not resumed"
+            ),
+            CheckpointError::BeyondEpochs { file, done, epochs } => write!(
+                f,
+                "{file} has {done} epoch(s) done or begun, more than --epochs {epochs}; \
+                 not resumed"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckpointError {}
 
 /// Why a run stopped.
 #[derive(Debug)]

@@ -36,8 +36,7 @@ pub mod schedule;
 pub mod settings;
 pub mod trainer;
 
-pub use checkpoint::CheckpointError;
-pub use error::{OptionError, OutputError, TrainError};
+pub use error::{CheckpointError, OptionError, OutputError, TrainError};
 pub use events::{Epoch, Event, Plan};
 pub use loader::DataFiles;
 pub use report::{Report, WorseThanHandWritten, loss_text};

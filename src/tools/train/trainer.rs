@@ -7,8 +7,8 @@
 //! the engine's own evaluation; the net file is written with its
 //! provenance.
 
-use super::checkpoint::{self, CheckpointError, Fingerprint};
-use super::error::TrainError;
+use super::checkpoint::{self, Fingerprint};
+use super::error::{CheckpointError, TrainError};
 use super::events::{Event, Plan};
 use super::factor::Factoriser;
 use super::fit::{Fit, FitEnd, FitState, Hooks, thread_pool};
