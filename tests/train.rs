@@ -483,6 +483,12 @@ fn a_checkpoint_of_other_options_or_damaged_is_refused() {
     };
     let missing = resume(&[]);
     assert!(missing.contains("x.nnue.ckpt: no checkpoint"), "{missing}");
+    let folder = dir.to_string_lossy().into_owned();
+    let (ok, _, err) = train_chess(&dir, &["--out", &net_file, "--checkpoint", &folder]);
+    assert!(
+        !ok && err.contains(&format!("--checkpoint {folder} is a folder")),
+        "{err}"
+    );
     net_bytes(&dir, &["--epochs", "2"]);
     for (extra, words) in [
         (&["--hidden", "8"][..], "its hidden is 16, this run's 8"),

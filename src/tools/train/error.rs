@@ -87,8 +87,10 @@ pub enum OutputError {
 pub enum CheckpointError {
     /// `--resume` without a checkpoint file there.
     Missing(String),
-    /// The file cannot be read or written.
+    /// The file cannot be read.
     Io(String, std::io::Error),
+    /// The checkpoint cannot be written at `file`.
+    Write { file: String, error: OutputError },
     /// Not a checkpoint, or a damaged one: the byte where it is.
     Damaged {
         file: String,
@@ -121,6 +123,18 @@ impl fmt::Display for CheckpointError {
                 write!(f, "{file}: no checkpoint to resume (--checkpoint names it)")
             }
             CheckpointError::Io(file, e) => write!(f, "{file}: {e}"),
+            CheckpointError::Write { file, error } => match error {
+                OutputError::IsFolder => write!(
+                    f,
+                    "--checkpoint {file} is a folder: give the checkpoint's file name"
+                ),
+                OutputError::NoFolder(dir) => {
+                    write!(f, "{}: no such folder (for the checkpoint)", dir.display())
+                }
+                OutputError::NoFileName => write!(f, "--checkpoint '{file}' names no file"),
+                OutputError::Create(e) => write!(f, "{file}: cannot write beside it: {e}"),
+                OutputError::Write(e) => write!(f, "{file}: {e}"),
+            },
             CheckpointError::Damaged {
                 file,
                 offset,

@@ -85,8 +85,8 @@ impl Trainer {
         // The checkpoint's folder is made sure of as the net file's is.
         let checkpoint_file = settings.checkpoint_path();
         drop(
-            PendingNet::create(&checkpoint_file).map_err(|error| TrainError::Output {
-                path: checkpoint_file.clone(),
+            PendingNet::create(&checkpoint_file).map_err(|error| CheckpointError::Write {
+                file: checkpoint_file.clone(),
                 error,
             })?,
         );
@@ -240,9 +240,11 @@ impl Trainer {
         };
         let mut save = |state: &FitState| {
             checkpoint::write(file, &checkpoint::to_bytes(&fingerprint, schedule, state)).map_err(
-                |error| TrainError::Output {
-                    path: file.to_string(),
-                    error,
+                |error| {
+                    TrainError::Checkpoint(CheckpointError::Write {
+                        file: file.to_string(),
+                        error,
+                    })
                 },
             )
         };
