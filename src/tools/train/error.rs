@@ -123,18 +123,9 @@ impl fmt::Display for CheckpointError {
                 write!(f, "{file}: no checkpoint to resume (--checkpoint names it)")
             }
             CheckpointError::Io(file, e) => write!(f, "{file}: {e}"),
-            CheckpointError::Write { file, error } => match error {
-                OutputError::IsFolder => write!(
-                    f,
-                    "--checkpoint {file} is a folder: give the checkpoint's file name"
-                ),
-                OutputError::NoFolder(dir) => {
-                    write!(f, "{}: no such folder (for the checkpoint)", dir.display())
-                }
-                OutputError::NoFileName => write!(f, "--checkpoint '{file}' names no file"),
-                OutputError::Create(e) => write!(f, "{file}: cannot write beside it: {e}"),
-                OutputError::Write(e) => write!(f, "{file}: {e}"),
-            },
+            CheckpointError::Write { file, error } => {
+                error.describe(f, "--checkpoint", file, "the checkpoint's file name")
+            }
             CheckpointError::Damaged {
                 file,
                 offset,
@@ -166,6 +157,26 @@ impl fmt::Display for CheckpointError {
 }
 
 impl std::error::Error for CheckpointError {}
+
+impl OutputError {
+    /// This error of the file `path` that `option` names; `name` says
+    /// what to give where a folder was given.
+    fn describe(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        option: &str,
+        path: &str,
+        name: &str,
+    ) -> fmt::Result {
+        match self {
+            OutputError::IsFolder => write!(f, "{option} {path} is a folder: give {name}"),
+            OutputError::NoFolder(dir) => write!(f, "{}: no such folder", dir.display()),
+            OutputError::NoFileName => write!(f, "{option} '{path}' names no file"),
+            OutputError::Create(e) => write!(f, "{path}: cannot write beside it: {e}"),
+            OutputError::Write(e) => write!(f, "{path}: {e}"),
+        }
+    }
+}
 
 /// Why a run stopped.
 #[derive(Debug)]
@@ -210,17 +221,15 @@ impl fmt::Display for TrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TrainError::Options(e) => write!(f, "{e}"),
-            TrainError::Output { path, error } => match error {
-                OutputError::IsFolder => write!(
-                    f,
-                    "--out {path} is a folder: give the net file's name (e.g. {}/VARIANT.nnue)",
+            TrainError::Output { path, error } => error.describe(
+                f,
+                "--out",
+                path,
+                &format!(
+                    "the net file's name (e.g. {}/VARIANT.nnue)",
                     path.trim_end_matches('/')
                 ),
-                OutputError::NoFolder(dir) => write!(f, "{}: no such folder", dir.display()),
-                OutputError::NoFileName => write!(f, "--out '{path}' names no file"),
-                OutputError::Create(e) => write!(f, "{path}: cannot write beside it: {e}"),
-                OutputError::Write(e) => write!(f, "{path}: {e}"),
-            },
+            ),
             TrainError::Data(e) => write!(f, "{e}"),
             TrainError::NoPositions => write!(f, "no positions in the data files"),
             TrainError::NoTrainingPositions => {
