@@ -33,6 +33,7 @@ use crate::tools::datafile::binary::{self, Game, MATE_BLACK, MATE_WHITE, MAX_CP,
 use crate::tools::openings::{self, Opening, random_opening};
 use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move};
 use crate::util::rng::Rng;
+use crate::util::stop::Stop;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -225,6 +226,20 @@ pub fn run(
     out: &mut (dyn Write + Send),
     progress: &(dyn Fn(usize, usize, f64) + Sync),
 ) -> Result<DatagenSummary, String> {
+    run_until(variant, eval, opts, out, progress, &Stop::new())
+}
+
+/// [`run`], ending early when `stop` is requested: no game starts after
+/// the request, and the games in progress are finished and written, so
+/// that the output ends with a whole game.
+pub fn run_until(
+    variant: &Arc<Variant>,
+    eval: &Evaluator,
+    opts: &DatagenOptions,
+    out: &mut (dyn Write + Send),
+    progress: &(dyn Fn(usize, usize, f64) + Sync),
+    stop: &Stop,
+) -> Result<DatagenSummary, String> {
     let shipped;
     let suite: &[Opening] = match &opts.openings {
         Some(list) => list,
@@ -302,7 +317,7 @@ pub fn run(
     pool.scope(|s| {
         for _ in 0..opts.threads.max(1) {
             s.spawn(|_| {
-                loop {
+                while !stop.is_requested() {
                     let g = next_game.fetch_add(1, Ordering::Relaxed);
                     if g >= opts.games {
                         break;
@@ -340,6 +355,33 @@ mod tests {
             assert!(w.waiting.is_empty() && w.next == 5);
         }
         assert_eq!(String::from_utf8(buf).expect("utf-8"), "a\nc\nd\ne\n");
+    }
+
+    /// A stop asked for ends the run between games: no game starts after
+    /// it (here none at all), and what was written ends whole.
+    #[test]
+    fn a_stop_ends_the_run_between_games() {
+        let set = VariantSet::builtin();
+        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("variant");
+        let opts = DatagenOptions {
+            games: 50,
+            limits: Limits {
+                nodes: Some(300),
+                ..Default::default()
+            },
+            threads: 2,
+            seed: 7,
+            openings: None,
+            format: Format::Text,
+            new_file: true,
+        };
+        let stop = Stop::new();
+        stop.request();
+        let mut buf: Vec<u8> = Vec::new();
+        let summary = run_until(&v, &eval, &opts, &mut buf, &|_, _, _| {}, &stop).expect("run");
+        assert_eq!((summary.games, summary.positions), (0, 0));
+        let text = String::from_utf8(buf).expect("utf-8");
+        assert!(text.lines().all(|l| l.starts_with('#')), "{text}");
     }
 
     #[test]
