@@ -207,14 +207,7 @@ impl Learn {
 
     /// `args`: the whole command line, for the log.
     pub(super) fn run(&self, set: &VariantSet, args: &[OsString]) -> CommandResult {
-        if !set.names().contains(&self.variant) {
-            return Err(format!(
-                "unknown variant '{}': the variants are {} (a variant of your own: \
-                 --variants FILE before the command)",
-                self.variant,
-                set.names().join(", ")
-            ));
-        }
+        super::known_variant(set, &self.variant)?;
         let opts = self.options(args)?;
         let stop = Stop::on_signals().map_err(|e| format!("cannot catch signals: {e}"))?;
         let progress = ProgressLine {

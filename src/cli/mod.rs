@@ -140,6 +140,19 @@ fn text<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
+/// `name` refused unless the set defines it, with the names of those it
+/// does.
+fn known_variant(set: &VariantSet, name: &str) -> Result<(), String> {
+    if set.names().iter().any(|n| n == name) {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown variant '{name}': the variants are {} (a variant of your own: \
+         --variants FILE before the command)",
+        set.names().join(", ")
+    ))
+}
+
 /// A variant of the set with its evaluation tables, or its compile errors
 /// as one message.
 fn compile(set: &VariantSet, name: &str) -> Result<(Arc<Variant>, Arc<Evaluator>), String> {

@@ -64,6 +64,8 @@ pub struct DatagenOptions {
     pub format: Format,
     /// A binary file to be started (with its header), not appended to.
     pub new_file: bool,
+    /// Ends the run between games when requested.
+    pub stop: Stop,
 }
 
 /// Totals of a run.
@@ -217,28 +219,17 @@ impl<'a> InOrder<'a> {
 
 /// Play the games on `threads` threads, appending each game's positions to
 /// `out` in game order as soon as the games before it are written (an
-/// interrupted run keeps what it wrote);
-/// `progress` is called after each game with (games, positions, elapsed s).
+/// interrupted run keeps what it wrote); a stop request of `opts.stop`
+/// ends the run between games: no game starts after it, and the games in
+/// progress are finished and written, so that the output ends with a
+/// whole game. `progress` is called after each game with (games,
+/// positions, elapsed s).
 pub fn run(
     variant: &Arc<Variant>,
     eval: &Evaluator,
     opts: &DatagenOptions,
     out: &mut (dyn Write + Send),
     progress: &(dyn Fn(usize, usize, f64) + Sync),
-) -> Result<DatagenSummary, String> {
-    run_until(variant, eval, opts, out, progress, &Stop::new())
-}
-
-/// [`run`], ending early when `stop` is requested: no game starts after
-/// the request, and the games in progress are finished and written, so
-/// that the output ends with a whole game.
-pub fn run_until(
-    variant: &Arc<Variant>,
-    eval: &Evaluator,
-    opts: &DatagenOptions,
-    out: &mut (dyn Write + Send),
-    progress: &(dyn Fn(usize, usize, f64) + Sync),
-    stop: &Stop,
 ) -> Result<DatagenSummary, String> {
     let shipped;
     let suite: &[Opening] = match &opts.openings {
@@ -317,7 +308,7 @@ pub fn run_until(
     pool.scope(|s| {
         for _ in 0..opts.threads.max(1) {
             s.spawn(|_| {
-                while !stop.is_requested() {
+                while !opts.stop.is_requested() {
                     let g = next_game.fetch_add(1, Ordering::Relaxed);
                     if g >= opts.games {
                         break;
@@ -357,14 +348,10 @@ mod tests {
         assert_eq!(String::from_utf8(buf).expect("utf-8"), "a\nc\nd\ne\n");
     }
 
-    /// A stop asked for ends the run between games: no game starts after
-    /// it (here none at all), and what was written ends whole.
-    #[test]
-    fn a_stop_ends_the_run_between_games() {
-        let set = VariantSet::builtin();
-        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("variant");
-        let opts = DatagenOptions {
-            games: 50,
+    /// `games` games at 300 nodes a move on 2 threads, in the text format.
+    fn text_options(games: usize) -> DatagenOptions {
+        DatagenOptions {
+            games,
             limits: Limits {
                 nodes: Some(300),
                 ..Default::default()
@@ -374,11 +361,20 @@ mod tests {
             openings: None,
             format: Format::Text,
             new_file: true,
-        };
-        let stop = Stop::new();
-        stop.request();
+            stop: Stop::new(),
+        }
+    }
+
+    /// A stop asked for ends the run between games: no game starts after
+    /// it (here none at all), and what was written ends whole.
+    #[test]
+    fn a_stop_ends_the_run_between_games() {
+        let set = VariantSet::builtin();
+        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("variant");
+        let opts = text_options(50);
+        opts.stop.request();
         let mut buf: Vec<u8> = Vec::new();
-        let summary = run_until(&v, &eval, &opts, &mut buf, &|_, _, _| {}, &stop).expect("run");
+        let summary = run(&v, &eval, &opts, &mut buf, &|_, _, _| {}).expect("run");
         assert_eq!((summary.games, summary.positions), (0, 0));
         let text = String::from_utf8(buf).expect("utf-8");
         assert!(text.lines().all(|l| l.starts_with('#')), "{text}");
@@ -389,18 +385,7 @@ mod tests {
         let set = VariantSet::builtin();
         for name in ["chess", "combination"] {
             let (v, eval) = crate::engine::eval::compile(&set, name).expect("variant");
-            let opts = DatagenOptions {
-                games: 2,
-                limits: Limits {
-                    nodes: Some(300),
-                    ..Default::default()
-                },
-                threads: 2,
-                seed: 7,
-                openings: None,
-                format: Format::Text,
-                new_file: true,
-            };
+            let opts = text_options(2);
             let mut buf: Vec<u8> = Vec::new();
             let summary = run(&v, &eval, &opts, &mut buf, &|_, _, _| {}).expect("run");
             assert_eq!(summary.games, 2, "{:?}", summary.errors);

@@ -14,7 +14,7 @@ use crate::rules::variant::Variant;
 use crate::tools::datafile::binary::{self, Header};
 use crate::tools::datafile::convert::{stats, variant_of};
 use crate::tools::datafile::{DataFile, Format};
-use crate::tools::datagen::{DatagenOptions, run_until};
+use crate::tools::datagen::{DatagenOptions, run};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -138,12 +138,13 @@ impl Making<'_> {
                 openings: None,
                 format: Format::Binary,
                 new_file,
+                stop: self.stop.clone(),
             };
-            let mut file = std::fs::OpenOptions::new()
-                .create(true)
+            let opened = std::fs::File::options()
                 .append(true)
-                .open(path)
-                .map_err(|e| format!("{name}: {e}"))?;
+                .create(true)
+                .open(path);
+            let mut file = opened.map_err(|e| format!("{name}: {e}"))?;
             let before = have;
             let show = |_games: usize, positions: usize, _secs: f64| {
                 let now = before.positions + positions;
@@ -153,14 +154,7 @@ impl Making<'_> {
                     per_second: (now - at_start) as f64 / started.elapsed().as_secs_f64().max(1e-3),
                 });
             };
-            let summary = run_until(
-                self.variant,
-                self.evaluator,
-                &opts,
-                &mut file,
-                &show,
-                self.stop,
-            )?;
+            let summary = run(self.variant, self.evaluator, &opts, &mut file, &show)?;
             if let Some(e) = summary.errors.first() {
                 return Err(format!("{name}: {e}"));
             }
@@ -251,9 +245,7 @@ mod tests {
 
     #[test]
     fn a_file_cut_in_a_game_is_cut_back_to_its_whole_games() {
-        let dir = std::env::temp_dir().join(format!("amalgam-learn-data-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = crate::tools::learn::scratch_dir("data");
         let set = VariantSet::builtin();
         let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("chess");
         let path = generation_file(&dir, 1);

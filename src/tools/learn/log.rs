@@ -155,24 +155,31 @@ impl Log {
     }
 }
 
-/// A gate's result as the log keeps it.
+/// What the log says of one generation: the positions of its data (once
+/// made), whether its candidate was trained, the validation loss of each
+/// epoch of its last training, and its gate's result (once it ended).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Generation {
+    pub data: Option<usize>,
+    pub trained: bool,
+    pub validation: Vec<f64>,
+    pub gate: Option<GateRecord>,
+}
+
+impl Generation {
+    /// The Elo of its candidate over the best of the time, if its gate
+    /// promoted it.
+    pub fn promoted_elo(&self) -> Option<f64> {
+        self.gate.filter(|g| g.promoted).map(|g| g.elo)
+    }
+}
+
+/// A gate's result as the log keeps it: whether the candidate was
+/// promoted, and its Elo over the best of the time (0 when unknown).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GateRecord {
     pub promoted: bool,
-    /// The candidate's Elo over the best net of the time (0 when unknown).
     pub elo: f64,
-}
-
-/// What the log says of one generation.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Generation {
-    /// The positions of its data, once made.
-    pub data: Option<usize>,
-    /// Its candidate was trained.
-    pub trained: bool,
-    /// Validation loss of each epoch of its last training.
-    pub validation: Vec<f64>,
-    pub gate: Option<GateRecord>,
 }
 
 /// What the log says of the whole run: each generation, and the lines that
@@ -266,8 +273,8 @@ impl History {
         let mut out = vec![(0, 0.0)];
         let mut sum = 0.0;
         for (&n, g) in &self.generations {
-            if let Some(gate) = g.gate.filter(|x| x.promoted) {
-                sum += gate.elo;
+            if let Some(elo) = g.promoted_elo() {
+                sum += elo;
                 out.push((n, sum));
             }
         }
@@ -342,9 +349,7 @@ mod tests {
 
     #[test]
     fn a_line_after_a_cut_one_starts_on_its_own() {
-        let dir = std::env::temp_dir().join(format!("amalgam-learn-log-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = crate::tools::learn::scratch_dir("log");
         let path = dir.join("learn.log");
         std::fs::write(&path, "t data-end gen=1 positions=5\nt gate-end gen=1 verd")
             .expect("write");

@@ -31,6 +31,15 @@ pub mod nets;
 pub mod sizes;
 pub mod training;
 
+/// An empty folder of the unit tests, `name` telling it apart.
+#[cfg(test)]
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amalgam-learn-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
 use crate::engine::eval::Evaluator;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;

@@ -102,9 +102,7 @@ mod tests {
 
     #[test]
     fn a_promotion_replaces_the_best_net_whole_or_not_at_all() {
-        let dir = std::env::temp_dir().join(format!("amalgam-learn-nets-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = crate::tools::learn::scratch_dir("nets");
         let (candidate, best) = (dir.join("candidate.nnue"), dir.join("best.nnue"));
         std::fs::write(&best, b"old").expect("write");
         // No candidate: the best net stays, and nothing is left beside it.
