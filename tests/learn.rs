@@ -28,7 +28,8 @@ startFen = rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1
 /// (H0 -1500 Elo, H1 -1400, alpha and beta 0.25) promote a candidate that
 /// wins two or three games of at most 20 (it won 2 to 4 of its first 4 to
 /// 9 in every trial).
-fn learn(ini: &Path, dir: &Path) -> Command {
+/// `extra`: more options, `--positions` among them.
+fn learn(ini: &Path, dir: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_amalgam"));
     cmd.arg("--variants").arg(ini);
     cmd.args(["learn", "learn-alamos", "--dir"]).arg(dir);
@@ -39,8 +40,6 @@ fn learn(ini: &Path, dir: &Path) -> Command {
         "2",
         "--nodes",
         "100",
-        "--positions",
-        "600",
         "--epochs",
         "4",
         "--gate-tc",
@@ -56,9 +55,13 @@ fn learn(ini: &Path, dir: &Path) -> Command {
         "--beta",
         "0.25",
     ]);
+    cmd.args(extra);
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     cmd
 }
+
+/// New positions of a generation in the first test.
+const POSITIONS: [&str; 2] = ["--positions", "600"];
 
 fn log_of(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("learn.log")).unwrap_or_default()
@@ -98,7 +101,7 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
     let dir: PathBuf = scratch.join("run");
 
     // First run: stopped by SIGTERM once the first gate has begun.
-    let child = learn(&ini, &dir).spawn().expect("start learn");
+    let child = learn(&ini, &dir, &POSITIONS).spawn().expect("start learn");
     let begun = Instant::now();
     while count(&log_of(&dir), "gate-start", 1) == 0 {
         assert!(begun.elapsed().as_secs() < 120, "{}", log_of(&dir));
@@ -129,7 +132,7 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
 
     // Second run, same folder: it goes on with the gate of generation 1.
     let (code, stderr) = wait(
-        learn(&ini, &dir).spawn().expect("start"),
+        learn(&ini, &dir, &POSITIONS).spawn().expect("start"),
         Duration::from_secs(120),
     );
     let log = log_of(&dir);
@@ -194,5 +197,45 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
         "500".as_ref(),
     ]);
     assert!(ok && out.contains("bestmove"), "{out}");
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// A run whose budget is spent stops by itself, says so in its log, and
+/// leaves its data to the next run (which makes the rest of the
+/// generation's positions, not all of them again).
+#[test]
+fn a_spent_budget_ends_the_run_and_the_next_run_goes_on() {
+    let scratch = common::scratch_dir("learn", "budget");
+    let ini = scratch.join("alamos.ini");
+    std::fs::write(&ini, VARIANT).expect("ini");
+    let dir = scratch.join("run");
+    // 0.0005 hours: under 2 s, in the first generation's data.
+    let budget = ["--hours", "0.0005", "--positions", "20000"];
+    let (code, stderr) = wait(
+        learn(&ini, &dir, &budget).spawn().expect("start"),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let log = log_of(&dir);
+    assert!(
+        log.trim_end().ends_with("run-stop reason=budget-spent"),
+        "{log}"
+    );
+    assert_eq!(count(&log, "data-stop", 1), 1, "{log}");
+    let made = std::fs::metadata(dir.join("data/gen-0001.bin"))
+        .expect("data")
+        .len();
+    assert!(made > 0);
+    let (code, stderr) = wait(
+        learn(&ini, &dir, &budget).spawn().expect("start"),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let grown = std::fs::metadata(dir.join("data/gen-0001.bin"))
+        .expect("data")
+        .len();
+    assert!(grown > made, "{made} {grown}");
+    let log = log_of(&dir);
+    assert_eq!(count(&log, "data-start", 1), 2, "{log}");
     let _ = std::fs::remove_dir_all(&scratch);
 }

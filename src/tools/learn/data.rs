@@ -242,6 +242,7 @@ pub fn window(folders: &[&Path], v: &Arc<Variant>, window: usize) -> Window {
 mod tests {
     use super::*;
     use crate::rules::variant_set::VariantSet;
+    use std::time::Duration;
 
     #[test]
     fn a_file_cut_in_a_game_is_cut_back_to_its_whole_games() {
@@ -280,6 +281,52 @@ mod tests {
         // A stop asked for before the start makes nothing more.
         stop.request();
         assert_eq!(making.run(&path, 10_000, &|_| {}), Ok(made));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_window_takes_the_newest_good_files_of_both_folders() {
+        let dir = crate::tools::learn::scratch_dir("window");
+        let (data, shards) = (dir.join("data"), dir.join("shards"));
+        for f in [&data, &shards] {
+            std::fs::create_dir_all(f).expect("dir");
+        }
+        let set = VariantSet::builtin();
+        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("chess");
+        let stop = Stop::new();
+        let making = Making {
+            variant: &v,
+            evaluator: &eval,
+            nodes: 200,
+            threads: 1,
+            seed: 9,
+            stop: &stop,
+        };
+        let generation = generation_file(&data, 1);
+        let made = making.run(&generation, 20, &|_| {}).expect("data");
+        // A shard made elsewhere, a file still being written, a hidden
+        // one, and one that is no data, from the oldest to the newest.
+        let shard = shards.join("part-1.bin");
+        std::fs::copy(&generation, &shard).expect("copy");
+        std::fs::write(shards.join("part-2.bin.part"), b"x").expect("write");
+        std::fs::write(shards.join(".hidden"), b"x").expect("write");
+        let bad = shards.join("notes.txt");
+        std::fs::write(&bad, "not data\n").expect("write");
+        let at = std::time::SystemTime::now();
+        for (i, f) in [&generation, &shard, &bad].into_iter().enumerate() {
+            let file = std::fs::File::options().append(true).open(f).expect("open");
+            file.set_modified(at - Duration::from_secs(100 - i as u64))
+                .expect("time");
+        }
+        let all = window(&[&data, &shards], &v, usize::MAX);
+        assert_eq!(all.files, vec![generation.clone(), shard.clone()]);
+        assert_eq!(all.positions, 2 * made.positions);
+        assert_eq!(all.left_out.len(), 1, "{:?}", all.left_out);
+        assert_eq!(all.left_out[0].file, bad);
+        // A window the newest good file fills leaves the older out.
+        let newest = window(&[&data, &shards], &v, made.positions);
+        assert_eq!(newest.files, vec![shard]);
+        assert_eq!(newest.positions, made.positions);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
