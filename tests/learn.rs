@@ -67,6 +67,14 @@ fn log_of(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("learn.log")).unwrap_or_default()
 }
 
+/// The log, which must end with the run's stop for `reason`.
+fn log_ending(dir: &Path, reason: &str) -> String {
+    let log = log_of(dir);
+    let last = format!("run-stop reason={reason}");
+    assert!(log.trim_end().ends_with(&last), "{log}");
+    log
+}
+
 /// The lines of `log` with `event` about generation `g`.
 fn count(log: &str, event: &str, g: u32) -> usize {
     log.lines()
@@ -120,11 +128,7 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
         signalled.elapsed()
     );
     assert_eq!(code, Some(143), "{stderr}");
-    let first = log_of(&dir);
-    assert!(
-        first.trim_end().ends_with("run-stop reason=SIGTERM"),
-        "{first}"
-    );
+    let first = log_ending(&dir, "SIGTERM");
     assert_eq!(count(&first, "data-end", 1), 1, "{first}");
     assert_eq!(count(&first, "train-end", 1), 1, "{first}");
     assert_eq!(count(&first, "gate-end", 1), 0, "{first}");
@@ -162,11 +166,7 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
         assert_eq!(count(second, event, 2), 1, "{event}: {second}");
     }
     assert_eq!(count(&log, "data-start", 3), 0, "{log}");
-    assert!(
-        log.trim_end()
-            .ends_with("run-stop reason=generation-2-done"),
-        "{log}"
-    );
+    log_ending(&dir, "generation-2-done");
     assert!(dir.join("data/gen-0002.bin").is_file());
     // A net was promoted, and written whole.
     assert!(log.contains(" verdict=promoted"), "{log}");
@@ -216,11 +216,7 @@ fn a_spent_budget_ends_the_run_and_the_next_run_goes_on() {
         Duration::from_secs(60),
     );
     assert_eq!(code, Some(0), "{stderr}");
-    let log = log_of(&dir);
-    assert!(
-        log.trim_end().ends_with("run-stop reason=budget-spent"),
-        "{log}"
-    );
+    let log = log_ending(&dir, "budget-spent");
     assert_eq!(count(&log, "data-stop", 1), 1, "{log}");
     let made = std::fs::metadata(dir.join("data/gen-0001.bin"))
         .expect("data")

@@ -244,22 +244,30 @@ mod tests {
     use crate::rules::variant_set::VariantSet;
     use std::time::Duration;
 
-    #[test]
-    fn a_file_cut_in_a_game_is_cut_back_to_its_whole_games() {
-        let dir = crate::tools::learn::scratch_dir("data");
-        let set = VariantSet::builtin();
-        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("chess");
-        let path = generation_file(&dir, 1);
-        let stop = Stop::new();
+    /// Chess games at 200 nodes a move, added to `path` until it holds
+    /// `positions` (or `stop` is asked for); the variant, and what the
+    /// file then holds.
+    fn chess_games(path: &Path, positions: usize, stop: &Stop) -> (Arc<Variant>, Counts) {
+        let (v, eval) =
+            crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
         let making = Making {
             variant: &v,
             evaluator: &eval,
             nodes: 200,
             threads: 1,
             seed: 5,
-            stop: &stop,
+            stop,
         };
-        let made = making.run(&path, 30, &|_| {}).expect("data");
+        let made = making.run(path, positions, &|_| {}).expect("data");
+        (v, made)
+    }
+
+    #[test]
+    fn a_file_cut_in_a_game_is_cut_back_to_its_whole_games() {
+        let dir = crate::tools::learn::scratch_dir("data");
+        let path = generation_file(&dir, 1);
+        let stop = Stop::new();
+        let (v, made) = chess_games(&path, 30, &stop);
         assert!(made.positions >= 30 && made.games >= 1, "{made:?}");
         let whole = std::fs::read(&path).expect("read");
         // A kill in the middle of the next game's record.
@@ -275,12 +283,13 @@ mod tests {
         assert_eq!(std::fs::metadata(&path).expect("meta").len(), 0);
         // Another variant's file is refused, and left as it is.
         std::fs::write(&path, &whole).expect("write");
-        let (other, _) = crate::engine::eval::compile(&set, "compound").expect("compound");
+        let (other, _) =
+            crate::engine::eval::compile(&VariantSet::builtin(), "compound").expect("compound");
         assert!(cut_to_whole_games(&path, &other).is_err());
         assert_eq!(std::fs::read(&path).expect("read"), whole);
         // A stop asked for before the start makes nothing more.
         stop.request();
-        assert_eq!(making.run(&path, 10_000, &|_| {}), Ok(made));
+        assert_eq!(chess_games(&path, 10_000, &stop).1, made);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -291,19 +300,8 @@ mod tests {
         for f in [&data, &shards] {
             std::fs::create_dir_all(f).expect("dir");
         }
-        let set = VariantSet::builtin();
-        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("chess");
-        let stop = Stop::new();
-        let making = Making {
-            variant: &v,
-            evaluator: &eval,
-            nodes: 200,
-            threads: 1,
-            seed: 9,
-            stop: &stop,
-        };
         let generation = generation_file(&data, 1);
-        let made = making.run(&generation, 20, &|_| {}).expect("data");
+        let (v, made) = chess_games(&generation, 20, &Stop::new());
         // A shard made elsewhere, a file still being written, a hidden
         // one, and one that is no data, from the oldest to the newest.
         let shard = shards.join("part-1.bin");
