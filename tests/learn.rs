@@ -197,6 +197,30 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
         "500".as_ref(),
     ]);
     assert!(ok && out.contains("bestmove"), "{out}");
+
+    // A kill between the last promotion and its log line: the log ends
+    // before that gate's end. The run finds the candidate already the
+    // best, takes the gate's result from its games without playing more,
+    // and logs the gate's end.
+    let gate_end = format!(" gate-end gen={last} ");
+    let cut_at = log.find(&gate_end).expect("gate-end");
+    let cut_at = log[..cut_at].rfind('\n').map_or(0, |n| n + 1);
+    std::fs::write(dir.join("learn.log"), &log[..cut_at]).expect("cut the log");
+    let pgn = dir.join(format!("gen-{last:04}/gate.pgn"));
+    let games = std::fs::read(&pgn).expect("gate.pgn");
+    let generations = format!("{last}");
+    let mut again = learn(&ini, &dir, &POSITIONS);
+    again.args(["--generations", &generations]);
+    let (code, stderr) = wait(again.spawn().expect("start"), Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{stderr}");
+    let log = log_ending(&dir, &format!("generation-{last}-done"));
+    let ended = log[cut_at..].lines().find(|l| l.contains(&gate_end));
+    assert!(
+        ended.is_some_and(|l| l.ends_with("verdict=promoted")),
+        "{log}"
+    );
+    assert_eq!(std::fs::read(&pgn).expect("gate.pgn"), games);
+    assert_eq!(std::fs::read(dir.join("best.nnue")).expect("best"), best);
     let _ = std::fs::remove_dir_all(&scratch);
 }
 

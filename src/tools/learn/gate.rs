@@ -243,9 +243,12 @@ impl Gate<'_> {
             .map_err(|e| format!("{path}: {e}"))?;
         let merged =
             merge(&[(path.clone(), text)], FileRelation::Parts).map_err(|e| e.to_string())?;
+        // The candidate against the other engine of the file (named as the
+        // best was when the games were played).
         let names = merged.results.names();
-        let index = |name: &str| names.iter().position(|n| n == name);
-        let score = match (index(self.candidate.name), index(self.best.name)) {
+        let candidate = names.iter().position(|n| n == self.candidate.name);
+        let other = names.iter().position(|n| n != self.candidate.name);
+        let score = match (candidate, other) {
             (Some(c), Some(b)) => merged.results.pair(c, b),
             _ => Score::default(),
         };

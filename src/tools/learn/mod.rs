@@ -217,6 +217,21 @@ pub fn run(
     result
 }
 
+/// Remove the files of trainings that a stop left unfinished in `folder`
+/// (the trainer's hidden `.candidate.nnue.PID.tmp`, renamed only when the
+/// net is written).
+fn remove_unfinished_nets(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".candidate.nnue.") && name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn ended_text(e: Ended) -> String {
     match e {
         Ended::Generations(g) => format!("generation-{g}-done"),
@@ -415,6 +430,7 @@ impl Learn<'_> {
         )?;
         let folder = self.folder(g);
         let out = folder.join("candidate.nnue");
+        remove_unfinished_nets(&folder);
         let schedule = Schedule::new(epochs, Schedule::default().rate(), epochs / 5)
             .map_err(|e| e.to_string())?;
         let settings = Settings {
@@ -535,7 +551,16 @@ impl Learn<'_> {
             seed: u64::from(g),
             stop: self.stop,
         };
-        let result = match gate.play() {
+        // A run killed between the promotion and its log line: the
+        // candidate is the best already, and the gate's file has its result.
+        let promoted_before = std::fs::read(folder.join("candidate.nnue"))
+            .is_ok_and(|c| std::fs::read(self.dir.join("best.nnue")).is_ok_and(|b| b == c));
+        let played = if promoted_before {
+            gate.result().map_err(GateEnd::Failed)
+        } else {
+            gate.play()
+        };
+        let result = match played {
             Ok(r) => r,
             Err(GateEnd::Stopped) => {
                 self.note(Line::new("gate-stop").with("gen", g))?;
@@ -543,7 +568,7 @@ impl Learn<'_> {
             }
             Err(GateEnd::Failed(e)) => return Err(format!("the gate of generation {g}: {e}")),
         };
-        if result.promoted() {
+        if result.promoted() && !promoted_before {
             let best = self.dir.join("best.nnue");
             nets::promote(&folder.join("candidate.nnue"), &best)
                 .map_err(|e| format!("{}: {e}", best.display()))?;
@@ -584,5 +609,27 @@ impl Learn<'_> {
                 &Line::new("chart-failed").with("error", format!("{}: {e}", path.display())),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_trainings_file_is_removed_and_nothing_else() {
+        let dir = scratch_dir("unfinished");
+        for name in [".candidate.nnue.4242.tmp", "candidate.nnue", "gate.pgn"] {
+            std::fs::write(dir.join(name), b"x").expect("write");
+        }
+        remove_unfinished_nets(&dir);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["candidate.nnue", "gate.pgn"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
