@@ -110,12 +110,16 @@ pub fn svg(variant: &str, elo: &[(u32, f64)], losses: &[(u32, Vec<f64>)]) -> Str
         top: MARGIN,
         width: PANEL_W,
         height: PANEL_H,
-        x: range(elo.iter().map(|p| f64::from(p.0))),
+        // From generation 0 (the first evaluation) to the last promoted.
+        x: (
+            0.0,
+            f64::from(elo.iter().map(|p| p.0).max().unwrap_or(0).max(1)),
+        ),
         y: range(elo.iter().map(|p| p.1)),
     };
     elo_panel.frame(
         &mut out,
-        &format!("{} : Elo of the promoted nets", escape(variant)),
+        &format!("{}: Elo of the promoted nets", escape(variant)),
         "generation",
         [elo_panel.y.0, elo_panel.y.1].map(|v| format!("{v:+.0}")),
     );
@@ -190,5 +194,10 @@ mod tests {
         // No data: still a picture.
         let empty = svg("x", &[(0, 0.0)], &[]);
         assert!(empty.contains("</svg>") && !empty.contains("NaN"));
+        // The generations' axis runs from the first evaluation, 0.
+        assert!(
+            empty.contains(">0</text>") && empty.contains(">1</text>"),
+            "{empty}"
+        );
     }
 }
