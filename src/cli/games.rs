@@ -605,6 +605,7 @@ impl Datagen {
             openings,
             format,
             new_file,
+            stop: crate::util::stop::Stop::new(),
         };
         let mut file = std::fs::OpenOptions::new()
             .create(true)

@@ -1,7 +1,7 @@
 //! The command line: `amalgam` with no command speaks UCI or XBoard on
 //! standard input; `amalgam COMMAND ...` runs one of the tools (perft,
 //! bench, go, epd, selfplay, openings, match, pgn check, pgn stats, datagen,
-//! data, tune, train, pictures, check, variants). The options are declared with `clap`, which
+//! data, tune, train, learn, pictures, check, variants). The options are declared with `clap`, which
 //! gives every command its `--help` and one form for usage errors (exit
 //! status 2); the commands themselves are thin calls into the layers below.
 //!
@@ -9,11 +9,13 @@
 //! - [`games`]: selfplay, openings, match, pgn check, pgn stats, datagen
 //! - [`files`]: tune, pictures, check, variants
 //! - [`train`]: train, the network trainer
+//! - [`learn`]: learn, the self-improvement loop
 //! - [`data`]: data convert, data stats
 
 mod data;
 mod files;
 mod games;
+mod learn;
 mod search;
 mod train;
 
@@ -80,6 +82,7 @@ enum Command {
     Data(data::Data),
     Tune(files::Tune),
     Train(train::Train),
+    Learn(learn::Learn),
     Pictures(files::Pictures),
     Check(files::Check),
     /// List the defined variants
@@ -135,6 +138,19 @@ impl Limit {
 /// An error's text, whatever its type.
 fn text<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
+}
+
+/// `name` refused unless the set defines it, with the names of those it
+/// does.
+fn known_variant(set: &VariantSet, name: &str) -> Result<(), String> {
+    if set.names().iter().any(|n| n == name) {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown variant '{name}': the variants are {} (a variant of your own: \
+         --variants FILE before the command)",
+        set.names().join(", ")
+    ))
 }
 
 /// A variant of the set with its evaluation tables, or its compile errors
@@ -286,6 +302,7 @@ fn dispatch(cli: Cli, args: &[OsString]) -> CommandResult {
         Command::Data(a) => a.run(&set),
         Command::Tune(a) => a.run(&set, words.get(1..).unwrap_or_default()),
         Command::Train(a) => a.run(&set, args),
+        Command::Learn(a) => a.run(&set, args),
         Command::Pictures(a) => a.run(&set),
         Command::Check(a) => Ok(a.run()),
         Command::Variants => {

@@ -230,14 +230,7 @@ fn error_text(e: TrainError) -> String {
 impl Train {
     /// The variant, refused with the names of those there are.
     fn trainer(&self, set: &VariantSet) -> Result<Trainer, String> {
-        if !set.names().contains(&self.variant) {
-            return Err(format!(
-                "unknown variant '{}': the variants are {} (a variant of your own: \
-                 --variants FILE before the command)",
-                self.variant,
-                set.names().join(", ")
-            ));
-        }
+        super::known_variant(set, &self.variant)?;
         let (v, tables) = compile(set, &self.variant)?;
         Ok(Trainer::new(
             v,

@@ -4,9 +4,19 @@
 
 use crate::rules::board::Position;
 use crate::rules::variant::compile::compile;
-use crate::rules::variant::ini::{IniSet, parse};
+use crate::rules::variant::ini::{Entry, IniSet, parse};
 use crate::rules::variant::{BUILTIN_INI, BUILTIN_INI_NAME, IniError, LoadError, Variant};
 use std::sync::Arc;
+
+/// A variant's definition as two lists of entries.
+pub struct Definition<'a> {
+    /// Every entry it resolves to, its parents' first (a later entry of a
+    /// key wins).
+    pub all: Vec<Entry>,
+    /// Its section's own (the keys that are not inherited are read from
+    /// these).
+    pub own: &'a [Entry],
+}
 
 /// All variants defined by the loaded ini files.
 #[derive(Clone, Debug)]
@@ -93,6 +103,16 @@ impl VariantSet {
     /// Names of all defined variants.
     pub fn names(&self) -> &[String] {
         self.ini.names()
+    }
+
+    /// A variant's definition (see [`Definition`]); `None` for a name not
+    /// defined.
+    pub fn definition(&self, name: &str) -> Option<Result<Definition<'_>, IniError>> {
+        let section = self.ini.get(name)?;
+        Some(self.ini.resolve(name).map(|all| Definition {
+            all,
+            own: &section.entries,
+        }))
     }
 
     /// Compile a variant, reporting every error found in its definition.

@@ -33,6 +33,7 @@ use crate::tools::datafile::binary::{self, Game, MATE_BLACK, MATE_WHITE, MAX_CP,
 use crate::tools::openings::{self, Opening, random_opening};
 use crate::tools::selfplay::{MAX_PLIES, RANDOM_PLIES, game_move};
 use crate::util::rng::Rng;
+use crate::util::stop::Stop;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -63,6 +64,8 @@ pub struct DatagenOptions {
     pub format: Format,
     /// A binary file to be started (with its header), not appended to.
     pub new_file: bool,
+    /// Ends the run between games when requested.
+    pub stop: Stop,
 }
 
 /// Totals of a run.
@@ -216,8 +219,11 @@ impl<'a> InOrder<'a> {
 
 /// Play the games on `threads` threads, appending each game's positions to
 /// `out` in game order as soon as the games before it are written (an
-/// interrupted run keeps what it wrote);
-/// `progress` is called after each game with (games, positions, elapsed s).
+/// interrupted run keeps what it wrote); a stop request of `opts.stop`
+/// ends the run between games: no game starts after it, and the games in
+/// progress are finished and written, so that the output ends with a
+/// whole game. `progress` is called after each game with (games,
+/// positions, elapsed s).
 pub fn run(
     variant: &Arc<Variant>,
     eval: &Evaluator,
@@ -302,7 +308,7 @@ pub fn run(
     pool.scope(|s| {
         for _ in 0..opts.threads.max(1) {
             s.spawn(|_| {
-                loop {
+                while !opts.stop.is_requested() {
                     let g = next_game.fetch_add(1, Ordering::Relaxed);
                     if g >= opts.games {
                         break;
@@ -342,23 +348,44 @@ mod tests {
         assert_eq!(String::from_utf8(buf).expect("utf-8"), "a\nc\nd\ne\n");
     }
 
+    /// `games` games at 300 nodes a move on 2 threads, in the text format.
+    fn text_options(games: usize) -> DatagenOptions {
+        DatagenOptions {
+            games,
+            limits: Limits {
+                nodes: Some(300),
+                ..Default::default()
+            },
+            threads: 2,
+            seed: 7,
+            openings: None,
+            format: Format::Text,
+            new_file: true,
+            stop: Stop::new(),
+        }
+    }
+
+    /// A stop asked for ends the run between games: no game starts after
+    /// it (here none at all), and what was written ends whole.
+    #[test]
+    fn a_stop_ends_the_run_between_games() {
+        let set = VariantSet::builtin();
+        let (v, eval) = crate::engine::eval::compile(&set, "chess").expect("variant");
+        let opts = text_options(50);
+        opts.stop.request();
+        let mut buf: Vec<u8> = Vec::new();
+        let summary = run(&v, &eval, &opts, &mut buf, &|_, _, _| {}).expect("run");
+        assert_eq!((summary.games, summary.positions), (0, 0));
+        let text = String::from_utf8(buf).expect("utf-8");
+        assert!(text.lines().all(|l| l.starts_with('#')), "{text}");
+    }
+
     #[test]
     fn games_write_quiet_positions_with_score_and_result() {
         let set = VariantSet::builtin();
         for name in ["chess", "combination"] {
             let (v, eval) = crate::engine::eval::compile(&set, name).expect("variant");
-            let opts = DatagenOptions {
-                games: 2,
-                limits: Limits {
-                    nodes: Some(300),
-                    ..Default::default()
-                },
-                threads: 2,
-                seed: 7,
-                openings: None,
-                format: Format::Text,
-                new_file: true,
-            };
+            let opts = text_options(2);
             let mut buf: Vec<u8> = Vec::new();
             let summary = run(&v, &eval, &opts, &mut buf, &|_, _, _| {}).expect("run");
             assert_eq!(summary.games, 2, "{:?}", summary.errors);

@@ -4,6 +4,7 @@
 pub mod datafile;
 pub mod datagen;
 pub mod epd;
+pub mod learn;
 pub mod matches;
 pub mod openings;
 pub mod pgn;

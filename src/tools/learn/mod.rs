@@ -1,0 +1,635 @@
+//! `amalgam learn`: the self-improvement loop of a variant, unattended.
+//! Each generation makes self-play data with the best evaluation so far,
+//! trains a candidate net on the data, and plays a gate match of the
+//! candidate against the best; an accepted candidate becomes the best.
+//! Everything lives in one folder, so that a stopped run (a signal, its
+//! budget, a kill) continues where it stopped when started again:
+//!
+//! ```text
+//! DIR/learn.log          one line a step, appended (log)
+//! DIR/best.nnue          the best net, replaced whole on a promotion (nets)
+//! DIR/best.ini           the variant with best.nnue, for the engines and datagen
+//! DIR/progress.svg       Elo per promoted generation, loss per epoch (chart)
+//! DIR/data/gen-NNNN.bin  each generation's games (data)
+//! DIR/shards/            data made elsewhere (scripts/), read as data too
+//! DIR/gen-NNNN/          candidate.nnue, candidate.ini, base.ini, gate.pgn
+//! ```
+//!
+//! - [`log`]: the log's lines and what a restart reads from them
+//! - [`sizes`]: positions per generation, the training window, hidden size
+//! - [`data`]: the generations' files, cut to whole games; the window
+//! - [`training`]: the trainer on a thread a stop does not wait for
+//! - [`nets`]: variant files that give an engine a net; promotion
+//! - [`gate`]: the gate match and its verdict
+//! - [`chart`]: the progress picture
+
+pub mod chart;
+pub mod data;
+pub mod gate;
+pub mod log;
+pub mod nets;
+pub mod sizes;
+pub mod training;
+
+/// An empty folder of the unit tests, `name` telling it apart.
+#[cfg(test)]
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amalgam-learn-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+use crate::engine::eval::Evaluator;
+use crate::rules::variant::Variant;
+use crate::rules::variant_set::VariantSet;
+use crate::tools::train::{
+    Architecture, Batch, DataFiles, Event, Schedule, Settings, Trainer, loss_text,
+};
+pub use crate::util::stop::{Stop, StopSignal};
+use data::{DataProgress, Making};
+use gate::{Gate, GateEnd, GateSettings, Side};
+use log::{History, Line, Log};
+use nets::Evaluation;
+use sizes::Sizes;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a run is asked for.
+#[derive(Clone, Debug)]
+pub struct LearnOptions {
+    pub dir: PathBuf,
+    /// The budget of this run.
+    pub hours: Option<f64>,
+    /// Stop once this generation is done (counting earlier runs').
+    pub generations: Option<u32>,
+    pub threads: usize,
+    /// Nodes a move in the data's games.
+    pub nodes: u64,
+    pub sizes: Sizes,
+    pub epochs: usize,
+    pub batch: Batch,
+    pub lambda: f32,
+    pub gate: GateSettings,
+    pub seed: u64,
+    /// The command line, for the log and the nets' provenance.
+    pub command: String,
+}
+
+/// Nodes a move of the data's games by default: the setting of the
+/// shipped nets' data.
+pub const DEFAULT_NODES: u64 = 1_000;
+
+/// Epochs of a training by default; the last fifth at a tenth of the step
+/// size.
+pub const DEFAULT_EPOCHS: usize = 20;
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The last generation asked for is done.
+    Generations(u32),
+    /// The budget of the run is spent.
+    Budget,
+    /// A signal (or a request of the caller) stopped it.
+    Stopped(Option<StopSignal>),
+}
+
+/// What the loop is doing, for a progress line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Phase {
+    Data(DataProgress),
+    Train {
+        epoch: usize,
+        epochs: usize,
+        done: usize,
+        total: usize,
+    },
+    Gate,
+}
+
+/// The loop's state for a progress line: the generation, its phase, and
+/// the time left of the budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Status {
+    pub generation: u32,
+    pub phase: Phase,
+    pub left: Option<Duration>,
+}
+
+/// How a phase ended.
+enum Next {
+    Done,
+    Stopped,
+}
+
+/// A run of the loop.
+struct Learn<'a> {
+    set: &'a VariantSet,
+    name: &'a str,
+    variant: Arc<Variant>,
+    /// The variant's evaluation as its files give it (the trainer's
+    /// measure, and datagen's evaluation before any promotion).
+    evaluator: Arc<Evaluator>,
+    opts: &'a LearnOptions,
+    dir: PathBuf,
+    exe: PathBuf,
+    stop: &'a Stop,
+    deadline: Option<Instant>,
+    log: Log,
+    history: History,
+    status: &'a (dyn Fn(&Status) + Sync),
+}
+
+/// Run the loop for the variant `name` of `set`: until the generations
+/// asked for are done, the budget is spent or `stop` is requested (SIGINT
+/// or SIGTERM through [`Stop::on_signals`]); `status` hears of its
+/// progress.
+pub fn run(
+    set: &VariantSet,
+    name: &str,
+    opts: &LearnOptions,
+    stop: &Stop,
+    status: &(dyn Fn(&Status) + Sync),
+) -> Result<Ended, String> {
+    let (variant, evaluator) = crate::engine::eval::compile(set, name).map_err(|e| {
+        e.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
+    for sub in ["data", "shards"] {
+        let folder = opts.dir.join(sub);
+        std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
+    }
+    let dir = std::fs::canonicalize(&opts.dir).map_err(|e| io(&opts.dir, e))?;
+    let exe = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+    for path in [&dir, &exe] {
+        gate::without_spaces(path)?;
+    }
+    let log_path = dir.join("learn.log");
+    let history = History::read(&log_path).map_err(|e| io(&log_path, e))?;
+    let log = Log::open(&log_path).map_err(|e| io(&log_path, e))?;
+    let deadline = opts
+        .hours
+        .map(|h| Instant::now() + Duration::from_secs_f64((h * 3600.0).clamp(0.0, 1e9)));
+    if let Some(at) = deadline {
+        // The budget asks for the stop a signal would.
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            stop.request();
+        });
+    }
+    let mut learn = Learn {
+        set,
+        name,
+        variant,
+        evaluator,
+        opts,
+        dir,
+        exe,
+        stop,
+        deadline,
+        log,
+        history,
+        status,
+    };
+    learn.note(
+        Line::new("run-start")
+            .with("variant", name)
+            .with("gen", learn.history.current())
+            .with("threads", opts.threads)
+            .with("left_out_lines", learn.history.left_out)
+            .with("command", &opts.command),
+    )?;
+    let result = learn.generations();
+    let stop_line = match &result {
+        Ok(ended) => Line::new("run-stop").with("reason", ended_text(*ended)),
+        Err(e) => Line::new("run-stop")
+            .with("reason", "error")
+            .with("error", e),
+    };
+    learn.note(stop_line)?;
+    learn.chart();
+    result
+}
+
+/// Remove the files of trainings that a stop left unfinished in `folder`
+/// (the trainer's hidden `.candidate.nnue.PID.tmp`, renamed only when the
+/// net is written).
+fn remove_unfinished_nets(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".candidate.nnue.") && name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+fn ended_text(e: Ended) -> String {
+    match e {
+        Ended::Generations(g) => format!("generation-{g}-done"),
+        Ended::Budget => "budget-spent".to_string(),
+        Ended::Stopped(Some(s)) => s.to_string(),
+        Ended::Stopped(None) => "stopped".to_string(),
+    }
+}
+
+impl Learn<'_> {
+    /// Write a line to the log and take it into the history.
+    fn note(&mut self, line: Line) -> Result<(), String> {
+        self.history.add(&line);
+        self.log
+            .write(&line)
+            .map_err(|e| format!("{}: {e}", self.dir.join("learn.log").display()))
+    }
+
+    fn show(&self, generation: u32, phase: Phase) {
+        (self.status)(&Status {
+            generation,
+            phase,
+            left: self
+                .deadline
+                .map(|d| d.saturating_duration_since(Instant::now())),
+        });
+    }
+
+    /// Why the loop stops now.
+    fn stopped(&self) -> Ended {
+        match self.stop.signal() {
+            Some(s) => Ended::Stopped(Some(s)),
+            None if self.deadline.is_some_and(|d| Instant::now() >= d) => Ended::Budget,
+            None => Ended::Stopped(None),
+        }
+    }
+
+    fn generations(&mut self) -> Result<Ended, String> {
+        let mut g = self.history.current();
+        loop {
+            if let Some(last) = self.opts.generations.filter(|&last| g > last) {
+                return Ok(Ended::Generations(last));
+            }
+            if self.stop.is_requested() {
+                return Ok(self.stopped());
+            }
+            match self.generation(g)? {
+                Next::Done => g += 1,
+                Next::Stopped => return Ok(self.stopped()),
+            }
+        }
+    }
+
+    fn folder(&self, g: u32) -> PathBuf {
+        self.dir.join(format!("gen-{g:04}"))
+    }
+
+    /// The phases of generation `g` not yet done.
+    fn generation(&mut self, g: u32) -> Result<Next, String> {
+        let folder = self.folder(g);
+        std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        let record = self
+            .history
+            .generations
+            .get(&g)
+            .cloned()
+            .unwrap_or_default();
+        if record.data.is_none() && matches!(self.make_data(g)?, Next::Stopped) {
+            return Ok(Next::Stopped);
+        }
+        let trained = record.trained && folder.join("candidate.nnue").is_file();
+        if !trained && matches!(self.train(g)?, Next::Stopped) {
+            return Ok(Next::Stopped);
+        }
+        self.gate(g)
+    }
+
+    /// The best evaluation now: its variant file (written afresh) when it
+    /// is a net of the loop, and its name in the gate.
+    fn best(&self, g: u32) -> Result<(PathBuf, &'static str), String> {
+        let best_net = self.dir.join("best.nnue");
+        let (path, eval, name) = if best_net.is_file() {
+            (
+                self.dir.join("best.ini"),
+                Evaluation::Net("best.nnue"),
+                "best",
+            )
+        } else if self.variant.nnue.is_some() {
+            (
+                self.folder(g).join("base.ini"),
+                Evaluation::Own,
+                "variant-net",
+            )
+        } else {
+            (
+                self.folder(g).join("base.ini"),
+                Evaluation::HandWritten,
+                "hand-written",
+            )
+        };
+        let text = nets::variant_file(self.set, self.name, eval)?;
+        nets::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok((path, name))
+    }
+
+    /// The evaluation datagen plays with: the best net, else the
+    /// variant's own evaluation.
+    fn best_evaluator(&self, g: u32) -> Result<(Arc<Evaluator>, &'static str), String> {
+        let (file, name) = self.best(g)?;
+        if name != "best" {
+            return Ok((self.evaluator.clone(), name));
+        }
+        let mut set = self.set.clone();
+        crate::engine::eval::load_file_checked(&mut set, &file.display().to_string())
+            .map_err(|e| e.with_check_hint())?;
+        let (_, evaluator) = crate::engine::eval::compile(&set, self.name).map_err(|e| {
+            e.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        Ok((evaluator, name))
+    }
+
+    fn make_data(&mut self, g: u32) -> Result<Next, String> {
+        let target = self
+            .opts
+            .sizes
+            .generation_positions(self.history.positions_before(g));
+        let (evaluator, best) = self.best_evaluator(g)?;
+        self.note(
+            Line::new("data-start")
+                .with("gen", g)
+                .with("target", target)
+                .with("nodes", self.opts.nodes)
+                .with("evaluation", best),
+        )?;
+        let started = Instant::now();
+        let making = Making {
+            variant: &self.variant,
+            evaluator: &evaluator,
+            nodes: self.opts.nodes,
+            threads: self.opts.threads,
+            seed: self
+                .opts
+                .seed
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .wrapping_add(u64::from(g) << 32),
+            stop: self.stop,
+        };
+        let file = data::generation_file(&self.dir.join("data"), g);
+        let show = |p: DataProgress| self.show(g, Phase::Data(p));
+        let counts = making.run(&file, target, &show)?;
+        let line = Line::new(if self.stop.is_requested() {
+            "data-stop"
+        } else {
+            "data-end"
+        })
+        .with("gen", g)
+        .with("positions", counts.positions)
+        .with("games", counts.games)
+        .with("seconds", format!("{:.1}", started.elapsed().as_secs_f64()));
+        self.note(line)?;
+        Ok(if self.stop.is_requested() {
+            Next::Stopped
+        } else {
+            Next::Done
+        })
+    }
+
+    fn train(&mut self, g: u32) -> Result<Next, String> {
+        let folders = [self.dir.join("data"), self.dir.join("shards")];
+        let window = data::window(
+            &[&folders[0], &folders[1]],
+            &self.variant,
+            self.opts.sizes.window,
+        );
+        for left in &window.left_out {
+            self.note(
+                Line::new("data-left-out")
+                    .with("gen", g)
+                    .with("file", left.file.display())
+                    .with("error", &left.why),
+            )?;
+        }
+        let hidden = self.opts.sizes.hidden(window.positions);
+        let epochs = self.opts.epochs;
+        self.note(
+            Line::new("train-start")
+                .with("gen", g)
+                .with("positions", window.positions)
+                .with("files", window.files.len())
+                .with("hidden", hidden)
+                .with("epochs", epochs),
+        )?;
+        let folder = self.folder(g);
+        let out = folder.join("candidate.nnue");
+        remove_unfinished_nets(&folder);
+        let schedule = Schedule::new(epochs, Schedule::default().rate(), epochs / 5)
+            .map_err(|e| e.to_string())?;
+        let settings = Settings {
+            seed: self.opts.seed.wrapping_add(u64::from(g)),
+            lambda: self.opts.lambda,
+            batch: self.opts.batch,
+            threads: self.opts.threads,
+            out: out.display().to_string(),
+            command: format!("{} (generation {g})", self.opts.command),
+            ..Settings::default()
+        };
+        let trainer = Trainer::new(
+            self.variant.clone(),
+            self.evaluator.clone(),
+            Architecture {
+                hidden,
+                ..Architecture::default()
+            },
+        );
+        let files = DataFiles::new(
+            window
+                .files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect(),
+        );
+        let started = Instant::now();
+        let mut epoch_lines = Vec::new();
+        let mut log_failed = false;
+        let result = {
+            let mut on_event = |e: Event| match e {
+                Event::Progress { epoch, done, total } => self.show(
+                    g,
+                    Phase::Train {
+                        epoch,
+                        epochs,
+                        done,
+                        total,
+                    },
+                ),
+                Event::Epoch(e) => {
+                    let line = Line::new("epoch")
+                        .with("gen", g)
+                        .with("epoch", e.number)
+                        .with("train", format!("{:.6}", e.train_loss))
+                        .with("validation", loss_text(e.validation_loss))
+                        .with("seconds", format!("{:.1}", e.seconds));
+                    // Written at once; taken into the history after.
+                    log_failed |= self.log.write(&line).is_err();
+                    epoch_lines.push(line);
+                }
+                Event::Plan(_) => {}
+            };
+            training::train(trainer, schedule, settings, files, self.stop, &mut on_event)
+        };
+        for line in &epoch_lines {
+            self.history.add(line);
+        }
+        if log_failed {
+            return Err(format!(
+                "{}: cannot be written",
+                self.dir.join("learn.log").display()
+            ));
+        }
+        let report = match result? {
+            training::Trained::Stopped => {
+                self.note(Line::new("train-stop").with("gen", g))?;
+                return Ok(Next::Stopped);
+            }
+            training::Trained::Done(r) => r,
+        };
+        self.note(
+            Line::new("train-end")
+                .with("gen", g)
+                .with("validation", loss_text(report.losses.quantised))
+                .with("hand_written", loss_text(report.losses.hand_written))
+                .with("epoch_written", report.written_epoch)
+                .with("seconds", format!("{:.1}", started.elapsed().as_secs_f64())),
+        )?;
+        self.chart();
+        Ok(Next::Done)
+    }
+
+    fn gate(&mut self, g: u32) -> Result<Next, String> {
+        let folder = self.folder(g);
+        let (best_file, best_name) = self.best(g)?;
+        let candidate_file = folder.join("candidate.ini");
+        let text = nets::variant_file(self.set, self.name, Evaluation::Net("candidate.nnue"))?;
+        nets::write_atomic(&candidate_file, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", candidate_file.display()))?;
+        let candidate_name = format!("gen-{g}");
+        let settings = self.opts.gate;
+        self.note(
+            Line::new("gate-start")
+                .with("gen", g)
+                .with("best", best_name)
+                .with("clock", settings.clock.pgn())
+                .with("max_games", settings.max_games)
+                .with("elo0", settings.sprt.elo0)
+                .with("elo1", settings.sprt.elo1),
+        )?;
+        self.show(g, Phase::Gate);
+        let started = Instant::now();
+        let gate = Gate {
+            set: self.set,
+            variant: self.name,
+            exe: &self.exe,
+            candidate: Side {
+                name: &candidate_name,
+                variant_file: &candidate_file,
+            },
+            best: Side {
+                name: best_name,
+                variant_file: &best_file,
+            },
+            pgn: &folder.join("gate.pgn"),
+            settings,
+            seed: u64::from(g),
+            stop: self.stop,
+        };
+        // A run killed between the promotion and its log line: the
+        // candidate is the best already, and the gate's file has its result.
+        let promoted_before = std::fs::read(folder.join("candidate.nnue"))
+            .is_ok_and(|c| std::fs::read(self.dir.join("best.nnue")).is_ok_and(|b| b == c));
+        let played = if promoted_before {
+            gate.result().map_err(GateEnd::Failed)
+        } else {
+            gate.play()
+        };
+        let result = match played {
+            Ok(r) => r,
+            Err(GateEnd::Stopped) => {
+                self.note(Line::new("gate-stop").with("gen", g))?;
+                return Ok(Next::Stopped);
+            }
+            Err(GateEnd::Failed(e)) => return Err(format!("the gate of generation {g}: {e}")),
+        };
+        if result.promoted() && !promoted_before {
+            let best = self.dir.join("best.nnue");
+            nets::promote(&folder.join("candidate.nnue"), &best)
+                .map_err(|e| format!("{}: {e}", best.display()))?;
+            // best.ini, the variant with the new net, for the user too.
+            self.best(g)?;
+        }
+        let s = result.score;
+        self.note(
+            Line::new("gate-end")
+                .with("gen", g)
+                .with("games", s.games())
+                .with("w", s.wins)
+                .with("l", s.losses)
+                .with("d", s.draws)
+                .with("elo", format!("{:.1}", result.elo))
+                .with("llr", format!("{:.2}", result.llr))
+                .with("why", result.why())
+                .with("seconds", format!("{:.1}", started.elapsed().as_secs_f64()))
+                .with("verdict", result.verdict_text()),
+        )?;
+        self.chart();
+        Ok(Next::Done)
+    }
+
+    /// Write the progress picture (a failure is only noted: the loop goes
+    /// on without it).
+    fn chart(&mut self) {
+        let losses: Vec<(u32, Vec<f64>)> = self
+            .history
+            .generations
+            .iter()
+            .map(|(&g, x)| (g, x.validation.clone()))
+            .collect();
+        let text = chart::svg(self.name, &self.history.promoted_elo(), &losses);
+        let path = self.dir.join("progress.svg");
+        if let Err(e) = nets::write_atomic(&path, text.as_bytes()) {
+            let _ = self.log.write(
+                &Line::new("chart-failed").with("error", format!("{}: {e}", path.display())),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_trainings_file_is_removed_and_nothing_else() {
+        let dir = scratch_dir("unfinished");
+        for name in [".candidate.nnue.4242.tmp", "candidate.nnue", "gate.pgn"] {
+            std::fs::write(dir.join(name), b"x").expect("write");
+        }
+        remove_unfinished_nets(&dir);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["candidate.nnue", "gate.pgn"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
