@@ -43,6 +43,7 @@ fn scratch_dir(name: &str) -> PathBuf {
 use crate::engine::eval::Evaluator;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
+use crate::tools::train::settings::StopRequest;
 use crate::tools::train::{
     Architecture, Batch, DataFiles, Event, Schedule, Settings, Trainer, loss_text,
 };
@@ -420,15 +421,22 @@ impl Learn<'_> {
         }
         let hidden = self.opts.sizes.hidden(window.positions);
         let epochs = self.opts.epochs;
+        let folder = self.folder(g);
+        // A checkpoint left by a stopped run of this generation is resumed
+        // when it matches what this run trains on; one that does not (the
+        // window took in new shards, say) is dropped and the training starts
+        // again.
+        let checkpoint = folder.join("candidate.nnue.ckpt");
+        let resume = checkpoint.is_file();
         self.note(
             Line::new("train-start")
                 .with("gen", g)
                 .with("positions", window.positions)
                 .with("files", window.files.len())
                 .with("hidden", hidden)
-                .with("epochs", epochs),
+                .with("epochs", epochs)
+                .with("resume", if resume { "yes" } else { "no" }),
         )?;
-        let folder = self.folder(g);
         let out = folder.join("candidate.nnue");
         remove_unfinished_nets(&folder);
         let schedule = Schedule::new(epochs, Schedule::default().rate(), epochs / 5)
@@ -440,6 +448,9 @@ impl Learn<'_> {
             threads: self.opts.threads,
             out: out.display().to_string(),
             command: format!("{} (generation {g})", self.opts.command),
+            checkpoint: Some(checkpoint.display().to_string()),
+            resume,
+            stop: StopRequest(Some(self.stop.clone())),
             ..Settings::default()
         };
         let trainer = Trainer::new(
@@ -499,6 +510,16 @@ impl Learn<'_> {
             training::Trained::Stopped => {
                 self.note(Line::new("train-stop").with("gen", g))?;
                 return Ok(Next::Stopped);
+            }
+            training::Trained::CheckpointRefused(why) => {
+                self.note(
+                    Line::new("checkpoint-dropped")
+                        .with("gen", g)
+                        .with("error", why),
+                )?;
+                std::fs::remove_file(&checkpoint)
+                    .map_err(|e| format!("{}: cannot be removed: {e}", checkpoint.display()))?;
+                return self.train(g);
             }
             training::Trained::Done(r) => r,
         };

@@ -1,28 +1,35 @@
 //! A generation's training: the trainer's one entry point,
-//! [`Trainer::run`], on a thread of its own, so that a stop asked for
-//! while it runs ends the loop at once: the trainer has no stop of its
-//! own, and an epoch on much data takes minutes. A stopped training is
-//! left unfinished (its net is not written; the process then ends) and
-//! the generation trains again on the next run.
+//! [`Trainer::run`], on a thread of its own. The trainer heeds the stop
+//! request between two batches and writes its checkpoint there, and the
+//! next run resumes from it (losing at most the batch in progress); the
+//! wait for that is bounded, so that a stop asked for while the data are
+//! still being read ends the loop soon all the same (the thread is then
+//! left to end with the process, and the generation trains again).
 
 use super::Stop;
-use crate::tools::train::{DataFiles, Event, Report, Schedule, Settings, Trainer};
+use crate::tools::train::{DataFiles, Event, Report, Schedule, Settings, TrainError, Trainer};
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often the wait for the trainer looks at the stop request.
 const STOP_POLL: Duration = Duration::from_millis(100);
 
+/// How long a stopped training is given to reach a batch's end and write
+/// its checkpoint.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
 /// What a training ended with.
 pub enum Trained {
     Done(Box<Report>),
-    /// Stopped before the end: nothing is written.
+    /// Stopped before the end: no net is written (the checkpoint may be).
     Stopped,
+    /// The checkpoint asked to be resumed was refused (why); nothing ran.
+    CheckpointRefused(String),
 }
 
 /// Train with `trainer` on a thread of its own, passing its events to
-/// `on_event` on this one; a stop ends the wait (the training thread is
-/// left to end with the process).
+/// `on_event` on this one; after a stop request the trainer is waited for
+/// [`STOP_GRACE`] at most.
 pub fn train(
     trainer: Trainer,
     schedule: Schedule,
@@ -40,21 +47,30 @@ pub fn train(
         let result = trainer.run(&schedule, &settings, &data, &mut send);
         let _ = done.send(result);
     });
+    let mut stopped_at = None;
     loop {
         while let Ok(e) = received.try_recv() {
             on_event(e);
         }
         if stop.is_requested() {
-            return Ok(Trained::Stopped);
+            let since = *stopped_at.get_or_insert_with(Instant::now);
+            if since.elapsed() >= STOP_GRACE {
+                return Ok(Trained::Stopped);
+            }
         }
         match finished.recv_timeout(STOP_POLL) {
             Ok(result) => {
                 while let Ok(e) = received.try_recv() {
                     on_event(e);
                 }
-                return result
-                    .map(|r| Trained::Done(Box::new(r)))
-                    .map_err(|e| e.to_string());
+                return match result {
+                    Ok(r) => Ok(Trained::Done(Box::new(r))),
+                    Err(TrainError::Stopped { .. }) => Ok(Trained::Stopped),
+                    Err(e @ TrainError::Checkpoint(_)) => {
+                        Ok(Trained::CheckpointRefused(e.to_string()))
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
