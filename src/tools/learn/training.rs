@@ -79,3 +79,61 @@ pub fn train(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::variant_set::VariantSet;
+    use crate::tools::train::{Architecture, Batch, StopRequest};
+
+    /// A training of the chess file of the tests, stopped before it begins
+    /// when `stop` is asked for, resumed from its checkpoint when `resume`.
+    fn run(dir: &std::path::Path, resume: bool, stop: &Stop) -> Trained {
+        let (v, evaluator) =
+            crate::engine::eval::compile(&VariantSet::builtin(), "chess").expect("chess");
+        let trainer = Trainer::new(
+            v,
+            evaluator,
+            Architecture {
+                hidden: 16,
+                ..Architecture::default()
+            },
+        );
+        let settings = Settings {
+            batch: Batch::Given(64),
+            threads: 1,
+            out: dir.join("candidate.nnue").display().to_string(),
+            resume,
+            stop: StopRequest(Some(stop.clone())),
+            ..Settings::default()
+        };
+        let schedule = Schedule::new(2, 0.002, 0).expect("schedule");
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/train-chess.txt");
+        let files = DataFiles::new(vec![data.to_string()]);
+        train(trainer, schedule, settings, files, stop, &mut |_| {}).expect("trains")
+    }
+
+    /// A stop ends the training at a batch's end with its checkpoint
+    /// written and no net; the next run resumes from the checkpoint and
+    /// writes the net of a training never stopped.
+    #[test]
+    fn a_stopped_training_resumes_from_its_checkpoint() {
+        let dir = crate::tools::learn::scratch_dir("training");
+        let (net, checkpoint) = (dir.join("candidate.nnue"), dir.join("candidate.nnue.ckpt"));
+        assert!(matches!(run(&dir, false, &Stop::new()), Trained::Done(_)));
+        let whole = std::fs::read(&net).expect("net");
+        for file in [&net, &checkpoint] {
+            std::fs::remove_file(file).expect("written");
+        }
+        let stop = Stop::new();
+        stop.request();
+        assert!(matches!(run(&dir, false, &stop), Trained::Stopped));
+        assert!(checkpoint.is_file() && !net.exists());
+        assert!(matches!(run(&dir, true, &Stop::new()), Trained::Done(_)));
+        assert!(
+            std::fs::read(&net).expect("net") == whole,
+            "the resumed net differs"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
