@@ -163,6 +163,9 @@ pub struct Generation {
     pub data: Option<usize>,
     pub trained: bool,
     pub validation: Vec<f64>,
+    /// The trained candidate's validation loss (quantised) and the
+    /// hand-written evaluation's on the same positions, where known.
+    pub losses: Option<(f64, f64)>,
     pub gate: Option<GateRecord>,
 }
 
@@ -225,13 +228,20 @@ impl History {
             "train-start" => {
                 generation.trained = false;
                 generation.validation.clear();
+                generation.losses = None;
             }
             "epoch" => {
                 if let Some(loss) = line.number("validation") {
                     generation.validation.push(loss);
                 }
             }
-            "train-end" => generation.trained = true,
+            "train-end" => {
+                generation.trained = true;
+                generation.losses = line
+                    .number("validation")
+                    .zip(line.number("hand_written"))
+                    .filter(|(a, b): &(f64, f64)| a.is_finite() && b.is_finite());
+            }
             "gate-end" => {
                 let promoted = match line.get("verdict") {
                     Some("promoted") => true,
@@ -285,6 +295,22 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_training_end_keeps_its_losses_and_a_new_start_clears_them() {
+        let text = "t train-start gen=1 positions=5\n\
+                    t train-end gen=1 validation=0.035686 hand_written=0.032323 epoch_written=3\n\
+                    t train-start gen=2 positions=9\n\
+                    t train-end gen=2 validation=none hand_written=0.03\n\
+                    t train-end gen=3 validation=0.02 hand_written=0.03\n\
+                    t train-start gen=3 positions=12\n";
+        let h = History::parse(text);
+        let losses = |g| h.generations.get(&g).and_then(|r| r.losses);
+        assert_eq!(losses(1), Some((0.035686, 0.032323)));
+        assert_eq!(losses(2), None);
+        assert_eq!(losses(3), None);
+        assert!(h.generations.get(&1).is_some_and(|r| r.trained));
+    }
 
     #[test]
     fn lines_read_back_as_written() {

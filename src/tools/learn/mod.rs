@@ -233,6 +233,13 @@ fn remove_unfinished_nets(folder: &Path) {
     }
 }
 
+/// Whether a candidate with these validation losses (its own, the
+/// hand-written evaluation's) is worth a gate: not when it predicts the
+/// positions worse than the hand-written evaluation; yes when unknown.
+fn worth_a_gate(losses: Option<(f64, f64)>) -> bool {
+    losses.is_none_or(|(net, hand_written)| net <= hand_written)
+}
+
 fn ended_text(e: Ended) -> String {
     match e {
         Ended::Generations(g) => format!("generation-{g}-done"),
@@ -307,7 +314,29 @@ impl Learn<'_> {
         if !trained && matches!(self.train(g)?, Next::Stopped) {
             return Ok(Next::Stopped);
         }
-        self.gate(g)
+        let losses = self.history.generations.get(&g).and_then(|r| r.losses);
+        if worth_a_gate(losses) {
+            self.gate(g)
+        } else {
+            self.reject_unplayed(g)
+        }
+    }
+
+    /// A candidate that predicts the validation positions worse than the
+    /// hand-written evaluation does is rejected without a gate: such a net
+    /// plays worse than the evaluation that made its data (on little data
+    /// a net overfits the games it saw), and its gate would cost minutes
+    /// to say so. The next generation adds data.
+    fn reject_unplayed(&mut self, g: u32) -> Result<Next, String> {
+        self.note(
+            Line::new("gate-end")
+                .with("gen", g)
+                .with("games", 0)
+                .with("why", "loss-above-hand-written")
+                .with("verdict", "rejected"),
+        )?;
+        self.chart();
+        Ok(Next::Done)
     }
 
     /// The best evaluation now: its variant file (written afresh) when it
@@ -636,6 +665,14 @@ impl Learn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_candidate_with_a_loss_above_the_hand_written_one_skips_its_gate() {
+        assert!(worth_a_gate(None));
+        assert!(worth_a_gate(Some((0.010, 0.011))));
+        assert!(worth_a_gate(Some((0.011, 0.011))));
+        assert!(!worth_a_gate(Some((0.035686, 0.032323))));
+    }
 
     #[test]
     fn a_stopped_trainings_file_is_removed_and_nothing_else() {
