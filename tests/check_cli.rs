@@ -80,6 +80,26 @@ fn broken_copies_fail_with_line_numbers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A child that drops a man its parent values is told which letter is no
+/// longer a piece, not that the value is malformed.
+#[test]
+fn a_value_of_a_man_the_variant_lacks_names_the_letter() {
+    let dir = std::env::temp_dir().join(format!("amalgam-check-values-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("noqueen.ini");
+    let text = "[noqueen:chess]\nxboardName = noqueen\nqueen = -\nmatingSoloTypes = pr\n\
+                startFen = rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1\n";
+    std::fs::write(&path, text).expect("write");
+    let (ok, out) = check(&[path.to_str().expect("path")]);
+    assert!(!ok, "check passed:\n{out}");
+    assert!(
+        out.contains("pieceValues: 'q' is not a piece of this variant (in 'q:950')"),
+        "{out}"
+    );
+    assert!(!out.contains("expected letter:centipawns"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn corpus_files_fail() {
     let dir = data_dir().join("bad_ini");

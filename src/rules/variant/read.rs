@@ -741,22 +741,32 @@ fn piece_values(r: &mut Reader, defs: &[Def], stacks: &Stacks) -> Vec<i32> {
     let mut values = vec![0i32; n];
     if let Some(e) = r.get("pieceValues") {
         for item in e.value.split_whitespace() {
-            let parsed = item.split_once(':').and_then(|(l, val)| {
-                let mut cs = l.chars();
-                let (Some(c), None) = (cs.next(), cs.next()) else {
-                    return None;
-                };
-                let t = men
-                    .clone()
-                    .position(|letter| letter == c.to_ascii_lowercase())?;
-                let x = val
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|x| (1..=100_000).contains(x))?;
-                Some((t, x))
-            });
+            // A letter of no man here (one a parent had, say) is told apart
+            // from a malformed item.
+            let parsed = item
+                .split_once(':')
+                .and_then(|(l, val)| {
+                    let mut cs = l.chars();
+                    let (Some(c), None) = (cs.next(), cs.next()) else {
+                        return None;
+                    };
+                    let x = val
+                        .parse::<i32>()
+                        .ok()
+                        .filter(|x| (1..=100_000).contains(x))?;
+                    Some((c, x))
+                })
+                .map(|(c, x)| {
+                    let man = men
+                        .clone()
+                        .position(|letter| letter == c.to_ascii_lowercase());
+                    man.map(|t| (t, x)).ok_or(c)
+                });
             match parsed {
-                Some((t, x)) => values[t] = x,
+                Some(Ok((t, x))) => values[t] = x,
+                Some(Err(c)) => r.errors.push(e.error(format!(
+                    "'{c}' is not a piece of this variant (in '{item}')"
+                ))),
                 None => r
                     .errors
                     .push(e.error(format!("expected letter:centipawns, found '{item}'"))),
