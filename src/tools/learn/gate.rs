@@ -9,10 +9,12 @@
 //! result read from the file.
 
 use super::Stop;
+use crate::rules::game::Outcome;
 use crate::rules::variant_set::VariantSet;
 use crate::tools::matches::config::{EngineSpec, MatchConfig, OpeningChoice, Proto};
 use crate::tools::matches::engine_proc::Launch;
 use crate::tools::matches::limits::{Limits, TimeControl};
+use crate::tools::matches::pgn::read_games;
 use crate::tools::matches::pgn_stats::{FileRelation, merge};
 use crate::tools::matches::referee::ResignRule;
 use crate::tools::matches::stats::{Score, Sprt, SprtDecision, elo_of_score};
@@ -241,8 +243,8 @@ impl Gate<'_> {
         let path = self.pgn.display().to_string();
         let text = crate::util::textfile::read(&path, crate::util::textfile::MAX_DATA_BYTES)
             .map_err(|e| format!("{path}: {e}"))?;
-        let merged =
-            merge(&[(path.clone(), text)], FileRelation::Parts).map_err(|e| e.to_string())?;
+        let merged = merge(&[(path.clone(), text.clone())], FileRelation::Parts)
+            .map_err(|e| e.to_string())?;
         // The candidate against the other engine of the file (named as the
         // best was when the games were played).
         let names = merged.results.names();
@@ -252,14 +254,49 @@ impl Gate<'_> {
             (Some(c), Some(b)) => merged.results.pair(c, b),
             _ => Score::default(),
         };
-        Ok(decide(score, &self.settings))
+        let decided = first_decision(&text, self.candidate.name, &self.settings.sprt);
+        Ok(decide(score, decided, &self.settings))
     }
 }
 
-/// The verdict on the candidate's `score`.
-pub fn decide(score: Score, settings: &GateSettings) -> GateResult {
+/// The SPRT's decision after the first game at which it decided, the games
+/// taken in the order the PGN file holds them: the order in which they
+/// ended, which the match's own test followed. The games in progress when
+/// the test decided are finished and written too; they count in the score
+/// but do not undo the decision (with them the LLR may fall back inside
+/// the bounds).
+pub fn first_decision(pgn: &str, candidate: &str, sprt: &Sprt) -> Option<SprtDecision> {
+    let mut score = Score::default();
+    for game in read_games(pgn) {
+        let (Some(white), Some(black)) = (game.tag("White"), game.tag("Black")) else {
+            continue;
+        };
+        let result = game.tag("Result").or(game.result.as_deref());
+        let Some(outcome) = result.and_then(Outcome::from_pgn) else {
+            continue;
+        };
+        let as_white = match (white == candidate, black == candidate) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => continue,
+        };
+        match (outcome, as_white) {
+            (Outcome::Draw, _) => score.draws += 1,
+            (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => score.wins += 1,
+            _ => score.losses += 1,
+        }
+        if let Some(d) = sprt.decision(&score) {
+            return Some(d);
+        }
+    }
+    None
+}
+
+/// The verdict on the candidate's `score`, the SPRT having `decided` as
+/// the games were played (else its decision on the whole score).
+pub fn decide(score: Score, decided: Option<SprtDecision>, settings: &GateSettings) -> GateResult {
     let sprt = settings.sprt;
-    let verdict = match sprt.decision(&score) {
+    let verdict = match decided.or_else(|| sprt.decision(&score)) {
         Some(SprtDecision::AcceptH1) => Ok(()),
         Some(SprtDecision::AcceptH0) => Err(Rejection::H0),
         None if score.games() as usize >= settings.max_games => Err(Rejection::Cap),
@@ -282,6 +319,75 @@ mod tests {
         assert_eq!(TimeControl::parse(DEFAULT_CLOCK_TEXT), Ok(DEFAULT_CLOCK));
     }
 
+    /// A PGN of games of `cand` against `other`, each `(candidate is
+    /// White, result)`.
+    fn pgn(cand: &str, other: &str, games: &[(bool, &str)]) -> String {
+        let mut text = String::new();
+        for (i, &(white, result)) in games.iter().enumerate() {
+            let (w, b) = if white { (cand, other) } else { (other, cand) };
+            text.push_str(&format!(
+                "[Round \"{}\"]\n[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{result}\"]\n\n{result}\n\n",
+                i + 1
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn the_decision_is_the_first_the_games_in_their_order_reach() {
+        let settings = GateSettings {
+            sprt: DEFAULT_SPRT,
+            clock: DEFAULT_CLOCK,
+            max_games: 400,
+            concurrency: 1,
+        };
+        let sprt = settings.sprt;
+        // Wins with both colours until the test accepts H1.
+        let mut games = Vec::new();
+        let mut score = Score::default();
+        while sprt.decision(&score).is_none() {
+            let white = games.len() % 2 == 0;
+            games.push((white, if white { "1-0" } else { "0-1" }));
+            score.wins += 1;
+        }
+        let accepted_at = games.len();
+        // Then losses, finished after the decision, that take the LLR back
+        // inside the bounds.
+        while sprt.decision(&score).is_some() {
+            games.push((true, "0-1"));
+            score.losses += 1;
+        }
+        let text = pgn("gen-2", "best", &games);
+        assert_eq!(
+            first_decision(&text, "gen-2", &sprt),
+            Some(SprtDecision::AcceptH1)
+        );
+        assert_eq!(
+            decide(score, None, &settings).verdict,
+            Err(Rejection::Undecided)
+        );
+        let decided = first_decision(&text, "gen-2", &sprt);
+        assert!(decide(score, decided, &settings).promoted());
+        // Without the games after the decision, the same; with one game
+        // fewer, no decision; the other engine's view: H0 at once.
+        let head = pgn("gen-2", "best", &games[..accepted_at]);
+        assert_eq!(
+            first_decision(&head, "gen-2", &sprt),
+            Some(SprtDecision::AcceptH1)
+        );
+        let short = pgn("gen-2", "best", &games[..accepted_at - 1]);
+        assert_eq!(first_decision(&short, "gen-2", &sprt), None);
+        assert_eq!(
+            first_decision(&head, "best", &sprt),
+            Some(SprtDecision::AcceptH0)
+        );
+        // Games of other engines and unfinished ones are not counted.
+        let others = pgn("x", "y", &games);
+        assert_eq!(first_decision(&others, "gen-2", &sprt), None);
+        let unfinished = pgn("gen-2", "best", &vec![(true, "*"); accepted_at]);
+        assert_eq!(first_decision(&unfinished, "gen-2", &sprt), None);
+    }
+
     #[test]
     fn only_an_accepted_h1_promotes() {
         let settings = GateSettings {
@@ -295,18 +401,19 @@ mod tests {
             losses,
             draws,
         };
-        let strong = decide(score(60, 10, 10), &settings);
+        let strong = decide(score(60, 10, 10), None, &settings);
         assert!(
             strong.promoted() && strong.llr > 2.9 && strong.elo > 200.0,
             "{strong:?}"
         );
         assert_eq!(
-            decide(score(10, 60, 10), &settings).verdict,
+            decide(score(10, 60, 10), None, &settings).verdict,
             Err(Rejection::H0)
         );
         assert_eq!(
             decide(
                 score(16, 14, 10),
+                None,
                 &GateSettings {
                     max_games: 40,
                     ..settings
@@ -316,12 +423,12 @@ mod tests {
             Err(Rejection::Cap)
         );
         assert_eq!(
-            decide(score(3, 2, 1), &settings).verdict,
+            decide(score(3, 2, 1), None, &settings).verdict,
             Err(Rejection::Undecided)
         );
         // A clean sweep has a finite Elo.
-        let sweep = decide(score(10, 0, 0), &settings);
+        let sweep = decide(score(10, 0, 0), None, &settings);
         assert!(sweep.elo.is_finite() && sweep.elo > 300.0, "{sweep:?}");
-        assert!(decide(score(0, 0, 0), &settings).elo.is_finite());
+        assert!(decide(score(0, 0, 0), None, &settings).elo.is_finite());
     }
 }
