@@ -67,10 +67,11 @@ impl Factoriser {
     pub fn extend_sorted_from(&self, features: &mut Vec<u32>, from: usize) {
         debug_assert!(features[from..].is_sorted());
         let real = features.len();
-        features.reserve(real - from);
-        for i in from..real {
-            let f = features[i] as usize;
-            features.push((self.inputs + f / self.squares) as u32);
+        // A copy turned in place: no capacity test a feature.
+        features.extend_from_within(from..real);
+        let (inputs, squares) = (self.inputs as u32, self.squares as u32);
+        for f in &mut features[real..] {
+            *f = inputs + *f / squares;
         }
     }
 

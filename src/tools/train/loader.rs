@@ -220,9 +220,10 @@ impl Reader<'_> {
             |features, side| {
                 let start = features.len();
                 for (w, &word) in sides[side].iter().enumerate() {
+                    let base = (w * 64) as u32;
                     let mut rest = word;
                     while rest != 0 {
-                        features.push((w * 64 + rest.trailing_zeros() as usize) as u32);
+                        features.push(base + rest.trailing_zeros());
                         rest &= rest - 1;
                     }
                 }
