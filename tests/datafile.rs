@@ -6,8 +6,12 @@
 
 mod common;
 
+use amalgam::engine::eval::{self, nnue::Layout};
 use amalgam::tools::datafile::binary::{self, Game, Ply};
 use amalgam::tools::datafile::{self, DataPosition, LoadError};
+use amalgam::tools::train::DataFiles;
+use amalgam::tools::train::factor::Factoriser;
+use amalgam::tools::train::loader::Reader;
 use amalgam::util::rng::Rng;
 use amalgam::{Position, Variant, VariantSet};
 use common::{run_amalgam, run_amalgam_with_errors};
@@ -390,6 +394,49 @@ fn read_speed() {
             );
         }
     }
+}
+
+/// `train`'s reading alone: the trainer's loader ([`DataFiles::load`],
+/// from the files to the packed positions, with the reader `train` builds:
+/// the variant's layout, the factoriser on, the hand-written evaluation of
+/// the held-out tenth). With `AMALGAM_TRAIN_READ=VARIANTS,VARIANT,FILE`
+/// (`VARIANTS` an ini file, or empty for the built-in variants) and
+/// `--ignored --nocapture`; it prints the positions and the time. Under
+/// callgrind (`valgrind --tool=callgrind` on the test binary with this
+/// test alone), the instructions of `DataFiles::load` divided by the
+/// positions are what one position costs to read.
+#[test]
+#[ignore]
+fn train_read_speed() {
+    let Ok(spec) = std::env::var("AMALGAM_TRAIN_READ") else {
+        return;
+    };
+    let [ini, name, file] = spec.split(',').collect::<Vec<_>>()[..] else {
+        panic!("AMALGAM_TRAIN_READ=VARIANTS,VARIANT,FILE");
+    };
+    let mut set = VariantSet::builtin();
+    if !ini.is_empty() {
+        let (_, errors) = set.load_file(ini).expect("variants file");
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    let (v, evaluator) = eval::compile(&set, name).expect("variant");
+    let layout = Layout::new(&v);
+    let factoriser = Factoriser::new(layout.inputs(), layout.squares());
+    let reader = Reader {
+        variant: &v,
+        layout: &layout,
+        factoriser: Some(&factoriser),
+        tables: evaluator.tables(),
+    };
+    let started = std::time::Instant::now();
+    let loaded = DataFiles::new(vec![file.to_string()])
+        .load(&reader, 0.1, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "{file}: {} positions read in {:.3} s",
+        loaded.samples.len(),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// The text path reads each FEN once, in the loader: a bad one is

@@ -221,7 +221,28 @@ pub fn read_binary_with<S, T: Send>(
     init: impl Fn() -> S + Sync + Send,
     sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
 ) -> Result<Vec<T>, DataError> {
-    read_binary_from(bytes, file, v, 0, init, sample)
+    let (parts, _) = read_binary_parts(
+        bytes,
+        file,
+        v,
+        0,
+        init,
+        Vec::with_capacity,
+        |state, out, p| {
+            out.push(sample(state, p)?);
+            Ok(())
+        },
+    )?;
+    Ok(concat(parts))
+}
+
+/// The parts' samples in one vector, in order.
+fn concat<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in parts {
+        all.extend(p);
+    }
+    all
 }
 
 /// The records of a binary file, checked to be of `v` and whole.
@@ -244,53 +265,59 @@ fn binary_records<'a>(
     }
 }
 
-/// [`read_binary_with`], the file's first position numbered `first`.
-fn read_binary_from<S, T: Send>(
+/// The training positions of a binary file of `v`, game records in
+/// parallel, a part a game: made by `part` with room for the game's
+/// training positions and filled by `fill`, the file's first position
+/// numbered `first`; the parts in the file's order, and how many
+/// positions they hold.
+fn read_binary_parts<S, P: Send>(
     bytes: &[u8],
     file: &str,
     v: &Arc<Variant>,
     first: usize,
     init: impl Fn() -> S + Sync + Send,
-    sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
-) -> Result<Vec<T>, DataError> {
+    part: impl Fn(usize) -> P + Sync + Send,
+    fill: impl Fn(&mut S, &mut P, DataPosition) -> Result<(), String> + Sync + Send,
+) -> Result<(Vec<P>, usize), DataError> {
     let records = binary_records(bytes, file, v)?;
-    // Each game's first position's number, from the plies' codes.
+    // Each game's first position's number and its training positions,
+    // from the plies' codes.
     let mut next = first;
-    let games: Vec<(usize, &binary::Record)> = records
+    let games: Vec<(usize, usize, &binary::Record)> = records
         .iter()
         .filter(|r| r.kind == binary::GAME)
         .map(|r| {
-            let start = next;
-            next += binary::training_plies(r);
-            (start, r)
+            let (start, count) = (next, binary::training_plies(r));
+            next += count;
+            (start, count, r)
         })
         .collect();
-    let decoded: Vec<Result<Vec<T>, binary::Damage>> = games
+    let decoded: Vec<Result<P, binary::Damage>> = games
         .par_iter()
-        .map_init(&init, |state, &(start, r)| {
-            let mut out = Vec::new();
+        .map_init(&init, |state, &(start, count, r)| {
+            let mut out = part(count);
+            let mut index = start;
             binary::decode_game(v, r, |pos, ply, result| {
                 if ply.train {
-                    out.push(sample(
-                        state,
-                        DataPosition {
-                            pos,
-                            score: ply.score,
-                            result,
-                            index: start + out.len(),
-                        },
-                    )?);
+                    let p = DataPosition {
+                        pos,
+                        score: ply.score,
+                        result,
+                        index,
+                    };
+                    fill(state, &mut out, p)?;
+                    index += 1;
                 }
                 Ok(())
             })
             .map(|_| out)
         })
         .collect();
-    let mut samples = Vec::with_capacity(next - first);
-    for g in decoded {
-        samples.extend(g.map_err(|d| DataError::at_byte(file, d))?);
-    }
-    Ok(samples)
+    let parts = decoded
+        .into_iter()
+        .map(|g| g.map_err(|d| DataError::at_byte(file, d)))
+        .collect::<Result<_, _>>()?;
+    Ok((parts, next - first))
 }
 
 /// Data files read whole, in order, before any position is made of them:
@@ -318,14 +345,7 @@ impl DataSet {
             .iter()
             .map(|(_, data)| match data {
                 DataFile::Text(text) => count_positions(text),
-                DataFile::Binary { bytes, start, .. } => {
-                    let (records, _) = binary::records(bytes, *start);
-                    records
-                        .iter()
-                        .filter(|r| r.kind == binary::GAME)
-                        .map(binary::training_plies)
-                        .sum()
-                }
+                DataFile::Binary { bytes, start, .. } => binary_positions(bytes, *start),
             })
             .sum()
     }
@@ -340,10 +360,35 @@ impl DataSet {
         init: impl Fn() -> S + Sync + Send,
         sample: impl Fn(&mut S, DataPosition) -> Result<T, String> + Sync + Send,
     ) -> Result<Loaded<T>, LoadError> {
+        let parts = self.load_parts(v, init, Vec::with_capacity, |state, out, p| {
+            out.push(sample(state, p)?);
+            Ok(())
+        })?;
+        Ok(Loaded {
+            samples: concat(parts.samples),
+            comments: parts.comments,
+        })
+    }
+
+    /// [`DataSet::load_with`] for a caller that keeps positions in parts of
+    /// its own (e.g. a packed array each, without a value a position): the
+    /// positions read together (a binary game, a run of text lines) go to
+    /// one part, made by `part` with room for that many positions and
+    /// filled position by position by `fill`; the parts come back in the
+    /// files' order, as the loaded samples.
+    pub fn load_parts<S, P: Send>(
+        &self,
+        v: &Arc<Variant>,
+        init: impl Fn() -> S + Sync + Send,
+        part: impl Fn(usize) -> P + Sync + Send,
+        fill: impl Fn(&mut S, &mut P, DataPosition) -> Result<(), String> + Sync + Send,
+    ) -> Result<Loaded<P>, LoadError> {
         let mut loaded = Loaded {
             samples: Vec::new(),
             comments: Vec::new(),
         };
+        // Positions read so far: the next file's first one's number.
+        let mut first = 0;
         for (file, data) in &self.files {
             loaded.comments.extend(
                 data.comments()
@@ -355,31 +400,42 @@ impl DataSet {
                 file: file.clone(),
                 errors,
             };
-            let first = loaded.samples.len();
-            let samples = match data {
-                DataFile::Text(text) => read_data_with(text, file, &init, |state, n, line| {
-                    let pos = Position::from_fen(v.clone(), line.fen)
-                        .map_err(|e| format!("bad FEN: {e}"))?;
-                    sample(
-                        state,
-                        DataPosition {
+            let (parts, count) = match data {
+                DataFile::Text(text) => {
+                    text::read_parts(text, file, &init, &part, |state, out, n, line| {
+                        let pos = Position::from_fen(v.clone(), line.fen)
+                            .map_err(|e| format!("bad FEN: {e}"))?;
+                        let p = DataPosition {
                             pos: &pos,
                             score: line.score,
                             result: line.result,
                             index: first + n,
-                        },
-                    )
-                })
-                .map_err(bad)?,
+                        };
+                        fill(state, out, p)
+                    })
+                    .map_err(bad)?
+                }
                 DataFile::Binary { bytes, .. } => {
-                    read_binary_from(bytes, file, v, first, &init, &sample)
+                    read_binary_parts(bytes, file, v, first, &init, &part, &fill)
                         .map_err(|e| bad(vec![e]))?
                 }
             };
-            loaded.samples.extend(samples);
+            first += count;
+            loaded.samples.extend(parts);
         }
         Ok(loaded)
     }
+}
+
+/// How many training positions a binary file's records hold (those of its
+/// whole records), counted from the plies' codes.
+fn binary_positions(bytes: &[u8], start: usize) -> usize {
+    let (records, _) = binary::records(bytes, start);
+    records
+        .iter()
+        .filter(|r| r.kind == binary::GAME)
+        .map(binary::training_plies)
+        .sum()
 }
 
 /// Read the data files of `v` in order, either format (each at most its

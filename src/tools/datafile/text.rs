@@ -77,30 +77,66 @@ pub fn read_data_with<S, T: Send>(
     init: impl Fn() -> S + Sync + Send,
     sample: impl Fn(&mut S, usize, DataLine) -> Result<T, String> + Sync + Send,
 ) -> Result<Vec<T>, Vec<DataError>> {
+    let (parts, _) = read_parts(
+        text,
+        file,
+        init,
+        Vec::with_capacity,
+        |state, out, n, line| {
+            out.push(sample(state, n, line)?);
+            Ok(())
+        },
+    )?;
+    Ok(super::concat(parts))
+}
+
+/// How many consecutive lines one part of [`read_parts`] holds: enough
+/// that a part's making costs nothing beside its positions.
+const LINES_A_PART: usize = 1024;
+
+/// The lines of `text` read in parts of consecutive lines, in parallel:
+/// each part made by `part` with room for its positions and filled line
+/// by line by `fill` (told each position's number in the file, from 0),
+/// the parts in the file's order. Every bad line is an error, in the
+/// file's order (what a part holds after an error is not used). With the
+/// parts, how many positions they hold.
+pub(super) fn read_parts<S, P: Send>(
+    text: &str,
+    file: &str,
+    init: impl Fn() -> S + Sync + Send,
+    part: impl Fn(usize) -> P + Sync + Send,
+    fill: impl Fn(&mut S, &mut P, usize, DataLine) -> Result<(), String> + Sync + Send,
+) -> Result<(Vec<P>, usize), Vec<DataError>> {
     let lines: Vec<(usize, &str)> = position_lines(text).collect();
-    let parsed: Vec<Result<T, DataError>> = lines
-        .par_iter()
+    let parsed: Vec<(P, Vec<DataError>)> = lines
+        .par_chunks(LINES_A_PART)
         .enumerate()
-        .map_init(&init, |state, (index, &(n, l))| {
-            parse_line(l)
-                .and_then(|line| sample(state, index, line))
-                .map_err(|message| DataError {
-                    file: file.to_string(),
-                    at: Place::Line(n),
-                    message,
-                })
+        .map_init(&init, |state, (c, chunk)| {
+            let mut out = part(chunk.len());
+            let mut errors = Vec::new();
+            for (k, &(n, l)) in chunk.iter().enumerate() {
+                let index = c * LINES_A_PART + k;
+                if let Err(message) =
+                    parse_line(l).and_then(|line| fill(state, &mut out, index, line))
+                {
+                    errors.push(DataError {
+                        file: file.to_string(),
+                        at: Place::Line(n),
+                        message,
+                    });
+                }
+            }
+            (out, errors)
         })
         .collect();
-    let mut samples = Vec::with_capacity(parsed.len());
+    let mut parts = Vec::with_capacity(parsed.len());
     let mut errors = Vec::new();
-    for p in parsed {
-        match p {
-            Ok(s) => samples.push(s),
-            Err(e) => errors.push(e),
-        }
+    for (p, e) in parsed {
+        parts.push(p);
+        errors.extend(e);
     }
     if errors.is_empty() {
-        Ok(samples)
+        Ok((parts, lines.len()))
     } else {
         Err(errors)
     }

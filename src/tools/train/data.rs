@@ -50,27 +50,82 @@ pub struct Samples {
     entries: Vec<Entry>,
 }
 
+/// A position with more features in a list than the packed lengths hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyFeatures;
+
 impl Samples {
-    /// Pack the positions.
+    /// Pack the positions (a list longer than the packed lengths hold is
+    /// cut to it: no board has that many men).
     pub fn new(samples: Vec<Sample>) -> Samples {
-        let total = samples.iter().map(|s| s.us.len() + s.them.len()).sum();
-        let mut packed = Samples {
-            features: Vec::with_capacity(total),
-            entries: Vec::with_capacity(samples.len()),
-        };
+        let mut packed = Samples::with_room(samples.len());
         for s in samples {
-            packed.entries.push(Entry {
-                start: packed.features.len(),
-                us: s.us.len() as u16,
-                them: s.them.len() as u16,
-                score: s.score,
-                result: s.result,
-                baseline: s.baseline,
-            });
-            packed.features.extend_from_slice(&s.us);
-            packed.features.extend_from_slice(&s.them);
+            let cut = |list: &[u32]| list.len().min(usize::from(u16::MAX));
+            let (us, them) = (&s.us[..cut(&s.us)], &s.them[..cut(&s.them)]);
+            let pushed = packed.push_with(
+                |features, side| features.extend_from_slice([us, them][side]),
+                [s.score, s.result, s.baseline],
+            );
+            debug_assert_eq!(pushed, Ok(()));
         }
         packed
+    }
+
+    /// No positions, with room for `positions` of them.
+    pub fn with_room(positions: usize) -> Samples {
+        Samples {
+            features: Vec::new(),
+            entries: Vec::with_capacity(positions),
+        }
+    }
+
+    /// Append a position: `write(features, side)` appends its side to
+    /// move's list (`side` 0) and then its other list (1) to `features`
+    /// (which it must only append to); `[score, result, baseline]` as in
+    /// [`Sample`]. A list longer than the packed lengths hold is refused,
+    /// nothing appended.
+    pub fn push_with(
+        &mut self,
+        mut write: impl FnMut(&mut Vec<u32>, usize),
+        [score, result, baseline]: [f32; 3],
+    ) -> Result<(), TooManyFeatures> {
+        let start = self.features.len();
+        let mut lengths = [0u16; 2];
+        for (side, length) in lengths.iter_mut().enumerate() {
+            let before = self.features.len();
+            write(&mut self.features, side);
+            let Ok(n) = u16::try_from(self.features.len() - before) else {
+                self.features.truncate(start);
+                return Err(TooManyFeatures);
+            };
+            *length = n;
+        }
+        self.entries.push(Entry {
+            start,
+            us: lengths[0],
+            them: lengths[1],
+            score,
+            result,
+            baseline,
+        });
+        Ok(())
+    }
+
+    /// The parts' positions, in order, packed into one.
+    pub fn concat(parts: Vec<Samples>) -> Samples {
+        let mut all = Samples {
+            features: Vec::with_capacity(parts.iter().map(|p| p.features.len()).sum()),
+            entries: Vec::with_capacity(parts.iter().map(Samples::len).sum()),
+        };
+        for p in parts {
+            let base = all.features.len();
+            all.features.extend_from_slice(&p.features);
+            all.entries.extend(p.entries.iter().map(|e| Entry {
+                start: base + e.start,
+                ..*e
+            }));
+        }
+        all
     }
 
     pub fn len(&self) -> usize {
@@ -132,6 +187,55 @@ pub fn split(len: usize, validation: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sample(us: Vec<u32>, them: Vec<u32>, score: f32) -> Sample {
+        Sample {
+            us,
+            them,
+            score,
+            result: 0.5,
+            baseline: -score,
+        }
+    }
+
+    /// Positions packed in parts and the parts joined are the positions
+    /// packed at once; a list too long for a length is refused whole.
+    #[test]
+    fn parts_joined_are_the_positions_packed_at_once() {
+        let all = [
+            sample(vec![1, 5, 9], vec![2, 6], 10.0),
+            sample(vec![], vec![3], -4.0),
+            sample(vec![7, 8], vec![], 0.0),
+            sample(vec![0], vec![4, 11, 12], 25.0),
+        ];
+        let parts = vec![
+            Samples::new(all[..1].to_vec()),
+            Samples::new(Vec::new()),
+            Samples::new(all[1..].to_vec()),
+        ];
+        let (joined, at_once) = (Samples::concat(parts), Samples::new(all.to_vec()));
+        assert_eq!(joined.len(), 4);
+        for (i, s) in all.iter().enumerate() {
+            for packed in [&joined, &at_once] {
+                let p = packed.get(i);
+                assert_eq!((p.us, p.them), (&s.us[..], &s.them[..]));
+                assert_eq!((p.score, p.result, p.baseline), (s.score, 0.5, -s.score));
+            }
+        }
+        let mut packed = Samples::new(all[..1].to_vec());
+        let long = vec![1u32; usize::from(u16::MAX) + 1];
+        let refused = packed.push_with(
+            |features, side| features.extend_from_slice(if side == 0 { &[3] } else { &long }),
+            [0.0; 3],
+        );
+        assert_eq!(refused, Err(TooManyFeatures));
+        assert_eq!((packed.len(), packed.feature_bound()), (1, 10));
+        packed
+            .push_with(|features, side| features.push(side as u32 + 20), [1.0; 3])
+            .expect("short lists");
+        let p = packed.get(1);
+        assert_eq!((p.us, p.them, p.score), (&[20][..], &[21][..], 1.0));
+    }
 
     #[test]
     fn the_split_holds_out_its_share_by_the_seed() {

@@ -62,6 +62,19 @@ impl Factoriser {
         features[real..].sort_unstable();
     }
 
+    /// [`Factoriser::extend`] for a sorted list packed last in `features`,
+    /// `features[from..]`: its virtual features are appended, in order.
+    pub fn extend_sorted_from(&self, features: &mut Vec<u32>, from: usize) {
+        debug_assert!(features[from..].is_sorted());
+        let real = features.len();
+        // A copy turned in place: no capacity test a feature.
+        features.extend_from_within(from..real);
+        let (inputs, squares) = (self.inputs as u32, self.squares as u32);
+        for f in &mut features[real..] {
+            *f = inputs + *f / squares;
+        }
+    }
+
     /// The model of the real features alone: each real row plus its
     /// virtual row, the rest as it was. `model` must have `rows()` inputs.
     pub fn fold(&self, model: &Model) -> Model {
@@ -153,5 +166,26 @@ mod tests {
         let mut gap = vec![17u32];
         fz.extend(&mut gap);
         assert_eq!(gap, [17, 24]);
+    }
+
+    /// A sorted list packed after others gets the virtual features that
+    /// it would get alone, whatever the board's size.
+    #[test]
+    fn virtual_features_of_a_packed_list_are_those_of_the_list() {
+        let mut rng = crate::util::rng::Rng::new(3);
+        for (inputs, squares) in [(640, 64), (800, 80), (120, 10), (70, 7)] {
+            let fz = Factoriser::new(inputs, squares);
+            for _ in 0..20 {
+                let mut list: Vec<u32> = (0..inputs as u32)
+                    .filter(|_| rng.next_u64().is_multiple_of(5))
+                    .collect();
+                let mut packed = vec![5, 1, 3];
+                packed.extend(&list);
+                fz.extend_sorted_from(&mut packed, 3);
+                fz.extend(&mut list);
+                assert_eq!(packed[..3], [5, 1, 3]);
+                assert_eq!(packed[3..], list, "{inputs} {squares}");
+            }
+        }
     }
 }

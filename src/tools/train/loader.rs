@@ -3,13 +3,13 @@
 //! the factoriser's virtual features when it is on, the score and result
 //! from the side to move's side, and the hand-written evaluation's score).
 
-use super::data::{Sample, Samples, split};
+use super::data::{Sample, Samples, TooManyFeatures, split};
 use super::error::TrainError;
 use super::factor::Factoriser;
 use crate::engine::eval::nnue::Layout;
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
 use crate::rules::board::Position;
-use crate::rules::types::{Color, Square};
+use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 use crate::rules::variant::Variant;
 use crate::tools::datafile::{DataPosition, DataSet};
 use std::sync::Arc;
@@ -39,24 +39,84 @@ pub struct Reader<'a> {
 }
 
 /// A reading thread's working state: the hand-written evaluation's pawn
-/// cache, and a bit a feature for each perspective, which give a
-/// position's features in order without sorting them.
+/// cache, a bit a feature for each perspective, which give a position's
+/// features in order without sorting them, and each man's two features
+/// learnt as met.
 pub struct Baseline {
     pawns: PawnCache,
     /// White's perspective's features, then Black's, as bits.
     seen: [Vec<u64>; 2],
-    /// Each feature from White's perspective as Black sees it, learnt as
-    /// met (`u32::MAX` not yet): one feature computed a man, not two.
-    mirror: Vec<u32>,
+    /// Each cell's row of `features` plus one (0: none yet).
+    rows: [u16; 256],
+    /// A row a cell met: what a man of that cell on each square gives
+    /// (its feature from White's perspective in the high half, from
+    /// Black's in the low, or [`NO_FEATURE`] or [`UNKNOWN`]): one table
+    /// look-up a man instead of two features computed.
+    features: Vec<[u64; BOARD_CELLS]>,
 }
+
+/// A man that is no feature of the layout.
+const NO_FEATURE: u64 = u64::MAX - 1;
+/// A man not met yet.
+const UNKNOWN: u64 = u64::MAX;
 
 impl Baseline {
     pub fn new() -> Baseline {
         Baseline {
             pawns: PawnCache::new(),
             seen: [Vec::new(), Vec::new()],
-            mirror: Vec::new(),
+            rows: [0; 256],
+            features: Vec::new(),
         }
+    }
+
+    /// The features of a man of `cell` on `sq` from White's perspective
+    /// (the high half) and from Black's (the low), or [`NO_FEATURE`];
+    /// learnt from `layout` when first met.
+    #[inline]
+    fn man(&mut self, layout: &Layout, cell: Cell, sq: usize) -> Result<u64, String> {
+        let slot = match self.rows[usize::from(cell.0)] {
+            0 => None,
+            r => self.features[usize::from(r) - 1].get(sq).copied(),
+        };
+        match slot {
+            Some(pair) if pair != UNKNOWN => Ok(pair),
+            _ => self.learn(layout, cell, sq),
+        }
+    }
+
+    /// [`Baseline::man`] for a man not met yet: a feature beyond the
+    /// layout's inputs is an error.
+    #[cold]
+    fn learn(&mut self, layout: &Layout, cell: Cell, sq: usize) -> Result<u64, String> {
+        let inputs = layout.inputs();
+        let beyond = || format!("a feature index beyond the layout's {inputs} inputs");
+        let pair = match layout.feature(Color::White, cell, sq) {
+            None => NO_FEATURE,
+            Some(f) if f >= inputs => return Err(beyond()),
+            // A feature seen from Black's side is one too: the layout is
+            // the same from either side.
+            Some(f) => {
+                let b = layout
+                    .feature(Color::Black, cell, sq)
+                    .filter(|&b| b < inputs)
+                    .ok_or_else(beyond)?;
+                (f as u64) << 32 | b as u64
+            }
+        };
+        if sq < BOARD_CELLS {
+            let row = match self.rows[usize::from(cell.0)] {
+                0 => {
+                    self.features.push([UNKNOWN; BOARD_CELLS]);
+                    // At most 256 rows, one a cell.
+                    self.rows[usize::from(cell.0)] = self.features.len() as u16;
+                    self.features.len() - 1
+                }
+                r => usize::from(r) - 1,
+            };
+            self.features[row][sq] = pair;
+        }
+        Ok(pair)
     }
 }
 
@@ -96,23 +156,29 @@ impl DataFiles {
             held_out[i as usize] = true;
         }
         let wanted = Wanted(&held_out);
+        // Each game or run of lines is packed as it is read, and the parts
+        // joined once: no vector a position.
         let loaded = set
-            .load_with(reader.variant, Baseline::new, |state, line| {
-                reader.sample(state, line, &wanted)
-            })
+            .load_parts(
+                reader.variant,
+                Baseline::new,
+                Samples::with_room,
+                |state, part, line| reader.append(state, line, &wanted, part),
+            )
             .map_err(TrainError::Data)?;
-        if loaded.samples.is_empty() {
+        let samples = Samples::concat(loaded.samples);
+        if samples.is_empty() {
             return Err(TrainError::NoPositions);
         }
         // The count is exact for files that read without error; were it
         // not, the split is taken again (every position then scored).
-        let (validation, train) = if loaded.samples.len() == positions {
+        let (validation, train) = if samples.len() == positions {
             (held, train)
         } else {
-            split(loaded.samples.len(), validation, seed)
+            split(samples.len(), validation, seed)
         };
         Ok(Loaded {
-            samples: Samples::new(loaded.samples),
+            samples,
             comments: loaded.comments,
             validation,
             train,
@@ -121,23 +187,28 @@ impl DataFiles {
 }
 
 impl Reader<'_> {
-    /// A data file's position as the trainer sees it; the hand-written
-    /// evaluation's score only where `wanted` (0 elsewhere).
-    pub fn sample(
+    /// A data file's position as the trainer sees it, appended to `out`;
+    /// the hand-written evaluation's score only where `wanted` (0
+    /// elsewhere).
+    pub fn append(
         &self,
         state: &mut Baseline,
         line: DataPosition,
         wanted: &Wanted,
-    ) -> Result<Sample, String> {
+        out: &mut Samples,
+    ) -> Result<(), String> {
         let pos = line.pos;
         let stm = pos.side_to_move();
-        let men = pos.men(Color::White).len() + pos.men(Color::Black).len();
-        let room = if self.factoriser.is_some() {
-            2 * men
+        let (score, result) = if stm == Color::White {
+            (line.score, line.result)
         } else {
-            men
+            (-line.score, 1.0 - line.result)
         };
-        let (mut us, mut them) = (Vec::with_capacity(room), Vec::with_capacity(room));
+        let baseline = if wanted.get(line.index) {
+            evaluate(self.tables, pos, &mut state.pawns) as f32
+        } else {
+            0.0
+        };
         let [white, black] = self.features(pos, state)?;
         // The side to move's perspective first.
         let sides = if stm == Color::White {
@@ -145,40 +216,44 @@ impl Reader<'_> {
         } else {
             [black, white]
         };
-        for (bits, list) in sides.iter().zip([&mut us, &mut them]) {
-            for (w, &word) in bits.iter().enumerate() {
-                let mut rest = word;
-                while rest != 0 {
-                    list.push((w * 64 + rest.trailing_zeros() as usize) as u32);
-                    rest &= rest - 1;
+        out.push_with(
+            |features, side| {
+                let start = features.len();
+                for (w, &word) in sides[side].iter().enumerate() {
+                    let base = (w * 64) as u32;
+                    let mut rest = word;
+                    while rest != 0 {
+                        features.push(base + rest.trailing_zeros());
+                        rest &= rest - 1;
+                    }
                 }
-            }
-        }
-        if let Some(fz) = self.factoriser {
-            fz.extend(&mut us);
-            fz.extend(&mut them);
-        }
-        let (score, result) = if stm == Color::White {
-            (line.score, line.result)
-        } else {
-            (-line.score, 1.0 - line.result)
-        };
-        // A man count the packed lengths cannot hold: no board has that many
-        // squares, but the length is checked rather than truncated.
-        if us.len() > usize::from(u16::MAX) || them.len() > usize::from(u16::MAX) {
-            return Err("too many men".to_string());
-        }
-        let baseline = if wanted.get(line.index) {
-            evaluate(self.tables, pos, &mut state.pawns) as f32
-        } else {
-            0.0
-        };
+                if let Some(fz) = self.factoriser {
+                    fz.extend_sorted_from(features, start);
+                }
+            },
+            [score as f32, result as f32, baseline],
+        )
+        // A man count the packed lengths cannot hold: no board has that
+        // many squares, but the length is checked rather than truncated.
+        .map_err(|TooManyFeatures| "too many men".to_string())
+    }
+
+    /// [`Reader::append`] for one position, as a value.
+    pub fn sample(
+        &self,
+        state: &mut Baseline,
+        line: DataPosition,
+        wanted: &Wanted,
+    ) -> Result<Sample, String> {
+        let mut one = Samples::with_room(1);
+        self.append(state, line, wanted, &mut one)?;
+        let s = one.get(0);
         Ok(Sample {
-            us,
-            them,
-            score: score as f32,
-            result: result as f32,
-            baseline,
+            us: s.us.to_vec(),
+            them: s.them.to_vec(),
+            score: s.score,
+            result: s.result,
+            baseline: s.baseline,
         })
     }
 
@@ -191,31 +266,20 @@ impl Reader<'_> {
         state: &'s mut Baseline,
     ) -> Result<[&'s [u64]; 2], String> {
         let inputs = self.layout.inputs();
-        let beyond = || format!("a feature index beyond the layout's {inputs} inputs");
         let words = inputs.div_ceil(64);
         for bits in state.seen.iter_mut() {
             bits.clear();
             bits.resize(words, 0);
         }
-        state.mirror.resize(inputs, u32::MAX);
-        let [white, black] = &mut state.seen;
         for c in Color::BOTH {
             for &sq in pos.men(c) {
                 let cell = pos.cell(Square(sq));
-                let Some(f) = self.layout.feature(Color::White, cell, sq as usize) else {
+                let pair = state.man(self.layout, cell, sq as usize)?;
+                if pair == NO_FEATURE {
                     continue;
-                };
-                let slot = state.mirror.get_mut(f).ok_or_else(beyond)?;
-                if *slot == u32::MAX {
-                    // A feature seen from Black's side is one too: the layout
-                    // is the same from either side.
-                    *slot = self
-                        .layout
-                        .feature(Color::Black, cell, sq as usize)
-                        .filter(|&b| b < inputs)
-                        .ok_or_else(beyond)? as u32;
                 }
-                let b = *slot as usize;
+                let (f, b) = ((pair >> 32) as usize, (pair & 0xFFFF_FFFF) as usize);
+                let [white, black] = &mut state.seen;
                 white[f / 64] |= 1 << (f % 64);
                 black[b / 64] |= 1 << (b % 64);
             }
