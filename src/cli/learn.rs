@@ -10,12 +10,12 @@ use crate::tools::learn::gate::{
 };
 use crate::tools::learn::sizes::{MAX_POSITIONS, MIN_POSITIONS, Sizes, WINDOW};
 use crate::tools::learn::{
-    DEFAULT_EPOCHS, DEFAULT_NODES, Ended, LearnOptions, Phase, Status, Stop,
+    DEFAULT_EPOCHS, DEFAULT_LAMBDA, DEFAULT_NODES, Ended, LearnOptions, Phase, Status, Stop,
 };
 use crate::tools::matches::config::MAX_GAMES;
 use crate::tools::matches::limits::TimeControl;
 use crate::tools::matches::stats::Sprt;
-use crate::tools::train::{Batch, Settings};
+use crate::tools::train::Batch;
 use clap::Args;
 use clap::builder::RangedU64ValueParser;
 use std::ffi::OsString;
@@ -92,7 +92,7 @@ pub struct Learn {
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1 << 24))]
     batch: Option<usize>,
     /// Weight of the search score in the training target, from 0 (the result alone) to 1
-    #[arg(long, value_name = "L", default_value_t = f64::from(Settings::default().lambda),
+    #[arg(long, value_name = "L", default_value_t = f64::from(DEFAULT_LAMBDA),
           value_parser = number_in((Included(0.0), Included(1.0)), "from 0 to 1"))]
     lambda: f64,
     /// The gate's SPRT: the candidate's Elo under H0

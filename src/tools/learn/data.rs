@@ -102,24 +102,69 @@ pub struct DataProgress {
     pub per_second: f64,
 }
 
+/// How many positions a generation's file is to hold.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Goal {
+    /// Positions it holds at least.
+    pub target: usize,
+    /// Games go on past the target until this time...
+    pub until: Option<Instant>,
+    /// ...but not past this many positions.
+    pub most: usize,
+}
+
+impl Goal {
+    /// Positions still to make, `rate` positions a second being made:
+    /// those to the target, else those the time left allows.
+    fn missing(&self, have: usize, rate: Option<f64>) -> usize {
+        if have >= self.most {
+            return 0;
+        }
+        if have < self.target {
+            return self.target - have;
+        }
+        let Some(until) = self.until else {
+            return 0;
+        };
+        let left = until
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        if left <= 0.0 {
+            return 0;
+        }
+        match rate {
+            // At least one game's worth, so that the time left is used.
+            Some(r) => ((r * left) as usize).clamp(1, self.most - have),
+            None => 1,
+        }
+    }
+}
+
 impl Making<'_> {
-    /// Add games to the file at `path` until it holds `target` positions
-    /// or a stop is asked for; gives what it then holds.
+    /// Add games to the file at `path` until it holds what `goal` asks
+    /// for or a stop is asked for; gives what it then holds.
     pub fn run(
         &self,
         path: &Path,
-        target: usize,
+        goal: Goal,
         progress: &(dyn Fn(DataProgress) + Sync),
     ) -> Result<Counts, String> {
         let mut have = cut_to_whole_games(path, self.variant)?;
         let name = path.display().to_string();
         let started = Instant::now();
         let at_start = have.positions;
-        while have.positions < target && !self.stop.is_requested() {
+        let target = goal.target;
+        loop {
+            let made = have.positions - at_start;
+            let secs = started.elapsed().as_secs_f64();
+            let rate = (made > 0 && secs > 0.0).then(|| made as f64 / secs);
+            let missing = goal.missing(have.positions, rate);
+            if missing == 0 || self.stop.is_requested() {
+                break;
+            }
             // A first sample of a few games a thread; then three quarters
             // of the games that the positions a game has given so far say
-            // are missing, so that the last call ends near the target.
-            let missing = target - have.positions;
+            // are missing, so that the last call ends near the goal.
             let games = match have.positions.checked_div(have.games) {
                 Some(per_game) if per_game > 0 => missing.saturating_mul(3) / 4 / per_game + 1,
                 _ => 4 * self.threads,
@@ -258,8 +303,44 @@ mod tests {
             seed: 5,
             stop,
         };
-        let made = making.run(path, positions, &|_| {}).expect("data");
+        let goal = Goal {
+            target: positions,
+            until: None,
+            most: usize::MAX,
+        };
+        let made = making.run(path, goal, &|_| {}).expect("data");
         (v, made)
+    }
+
+    #[test]
+    fn the_goal_asks_for_the_target_then_for_what_the_time_left_allows() {
+        let later = Instant::now() + Duration::from_secs(100);
+        let goal = Goal {
+            target: 1000,
+            until: None,
+            most: 5000,
+        };
+        assert_eq!(goal.missing(400, Some(50.0)), 600);
+        assert_eq!(goal.missing(1000, Some(50.0)), 0);
+        let timed = Goal {
+            until: Some(later),
+            ..goal
+        };
+        assert_eq!(timed.missing(400, Some(50.0)), 600);
+        // Past the target: the positions of the time left, 100 s at 10 a
+        // second (the clock has moved on a little), within the most.
+        let more = timed.missing(1000, Some(10.0));
+        assert!((990..=1000).contains(&more), "{more}");
+        assert_eq!(timed.missing(1000, Some(1000.0)), 4000);
+        assert_eq!(timed.missing(5000, Some(10.0)), 0);
+        // No rate known yet: a game's worth, to measure one.
+        assert_eq!(timed.missing(1000, None), 1);
+        let past = Goal {
+            until: Some(Instant::now()),
+            ..goal
+        };
+        assert_eq!(past.missing(1000, Some(10.0)), 0);
+        assert_eq!(past.missing(10, Some(10.0)), 990);
     }
 
     #[test]

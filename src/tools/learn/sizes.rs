@@ -19,10 +19,13 @@ pub struct Sizes {
     pub hidden: Option<usize>,
 }
 
-/// A generation's new positions when grown: at least about a minute of
-/// today's `datagen` at 1,000 nodes a move on two threads (850 positions a
-/// second), so that a first hour makes several generations.
-pub const MIN_POSITIONS: usize = 50_000;
+/// A generation's new positions when grown: at least a million, about the
+/// fewest on which a first net beats the hand-written evaluation that made
+/// its data (on 50,000 to 300,000 positions of a chess-like variant the
+/// nets' validation loss stayed above the hand-written evaluation's and
+/// they lost their gates by 100 Elo and more); 10 to 20 minutes of
+/// `datagen` at 1,000 nodes a move on two threads.
+pub const MIN_POSITIONS: usize = 1_000_000;
 
 /// The most new positions of a generation: its binary file stays far below
 /// the largest data file read (128 MB; a position takes about 4 to 8
@@ -91,7 +94,12 @@ mod tests {
             sizes.push(n);
             have += n;
         }
-        assert_eq!(sizes, [50_000, 50_000, 50_000, 75_000, 112_500, 168_750]);
+        assert_eq!(
+            sizes,
+            [
+                1_000_000, 1_000_000, 1_000_000, 1_500_000, 2_250_000, 3_375_000
+            ]
+        );
         assert_eq!(s.generation_positions(500_000_000), MAX_POSITIONS);
         let fixed = Sizes {
             positions: Some(1234),
