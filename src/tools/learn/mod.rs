@@ -171,12 +171,7 @@ pub fn run(
     stop: &Stop,
     status: &(dyn Fn(&Status) + Sync),
 ) -> Result<Ended, String> {
-    let (variant, evaluator) = crate::engine::eval::compile(set, name).map_err(|e| {
-        e.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+    let (variant, evaluator) = compile(set, name)?;
     let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
     for sub in ["data", "shards"] {
         let folder = opts.dir.join(sub);
@@ -233,6 +228,16 @@ pub fn run(
     learn.note(stop_line)?;
     learn.chart();
     result
+}
+
+/// The variant `name` of `set` and its evaluation; the errors in one line.
+fn compile(set: &VariantSet, name: &str) -> Result<(Arc<Variant>, Arc<Evaluator>), String> {
+    crate::engine::eval::compile(set, name).map_err(|e| {
+        e.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 /// Remove the files of trainings that a stop left unfinished in `folder`
@@ -395,12 +400,7 @@ impl Learn<'_> {
         let mut set = self.set.clone();
         crate::engine::eval::load_file_checked(&mut set, &file.display().to_string())
             .map_err(|e| e.with_check_hint())?;
-        let (_, evaluator) = crate::engine::eval::compile(&set, self.name).map_err(|e| {
-            e.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
+        let (_, evaluator) = compile(&set, self.name)?;
         Ok((evaluator, name))
     }
 
@@ -410,28 +410,22 @@ impl Learn<'_> {
         // With a budget and no fixed size, the games go on past the target
         // for a share of the time left: more data make a better net, and
         // the rest of the time is the training's and the gate's.
-        let until = self
+        let now = Instant::now();
+        let past_target = self
             .deadline
             .filter(|_| sizes.positions.is_none())
-            .map(|d| {
-                Instant::now()
-                    + d.saturating_duration_since(Instant::now())
-                        .mul_f64(DATA_SHARE)
-            });
+            .map(|d| d.saturating_duration_since(now).mul_f64(DATA_SHARE));
         let goal = data::Goal {
             target,
-            until,
+            until: past_target.map(|t| now + t),
             most: sizes.max_positions.max(target),
         };
         let (evaluator, best) = self.best_evaluator(g)?;
         let mut start = Line::new("data-start")
             .with("gen", g)
             .with("target", target);
-        if let Some(u) = until {
-            start = start.with(
-                "until_seconds",
-                u.saturating_duration_since(Instant::now()).as_secs(),
-            );
+        if let Some(t) = past_target {
+            start = start.with("until_seconds", t.as_secs());
         }
         self.note(
             start
