@@ -2,6 +2,11 @@
 //! to move's perspective first) and its score and result from the side to
 //! move's side, packed into one array of features; and the seeded split
 //! into training and validation positions.
+//!
+//! Only the real features are stored. The factoriser's virtual feature of
+//! each is a function of it ([`Virtuals`]) and is added where the features
+//! are used ([`SampleRef::rows`]): stored, it would double the memory of
+//! the data and the work of reading it.
 
 use crate::util::rng::Rng;
 
@@ -32,7 +37,25 @@ struct Entry {
     baseline: f32,
 }
 
-/// A position's view into [`Samples`].
+/// The factoriser's virtual feature of each real feature: `inputs` plus
+/// the feature's block of `squares` (its colour and kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Virtuals {
+    pub inputs: u32,
+    /// At least 1.
+    pub squares: u32,
+}
+
+impl Virtuals {
+    /// The virtual feature of the real feature `f`.
+    #[inline]
+    pub fn of(&self, f: u32) -> u32 {
+        self.inputs + f / self.squares
+    }
+}
+
+/// A position's view into [`Samples`]: `us` and `them` are its real
+/// features.
 #[derive(Clone, Copy, Debug)]
 pub struct SampleRef<'a> {
     pub us: &'a [u32],
@@ -40,6 +63,23 @@ pub struct SampleRef<'a> {
     pub score: f32,
     pub result: f32,
     pub baseline: f32,
+    pub virtuals: Option<Virtuals>,
+}
+
+impl<'a> SampleRef<'a> {
+    /// The rows of the model that perspective `side` (0: the side to move)
+    /// adds up: its real features in order, then their virtual ones, if
+    /// any, in the same order (the order the model's sums are taken in).
+    #[inline]
+    pub fn rows(&self, side: usize) -> impl Iterator<Item = u32> + 'a {
+        let real = if side == 0 { self.us } else { self.them };
+        let virtuals = self.virtuals;
+        real.iter().copied().chain(
+            virtuals
+                .into_iter()
+                .flat_map(move |v| real.iter().map(move |&f| v.of(f))),
+        )
+    }
 }
 
 /// Every position, its features in one array (a vector a position would
@@ -48,6 +88,7 @@ pub struct SampleRef<'a> {
 pub struct Samples {
     features: Vec<u32>,
     entries: Vec<Entry>,
+    virtuals: Option<Virtuals>,
 }
 
 /// A position with more features in a list than the packed lengths hold.
@@ -76,7 +117,14 @@ impl Samples {
         Samples {
             features: Vec::new(),
             entries: Vec::with_capacity(positions),
+            virtuals: None,
         }
+    }
+
+    /// The same positions, whose features have the virtual features
+    /// `virtuals` (or none).
+    pub fn with_virtuals(self, virtuals: Option<Virtuals>) -> Samples {
+        Samples { virtuals, ..self }
     }
 
     /// Append a position: `write(features, side)` appends its side to
@@ -111,11 +159,13 @@ impl Samples {
         Ok(())
     }
 
-    /// The parts' positions, in order, packed into one.
+    /// The parts' positions, in order, packed into one (with the first
+    /// part's virtual features: the parts of one load share them).
     pub fn concat(parts: Vec<Samples>) -> Samples {
         let mut all = Samples {
             features: Vec::with_capacity(parts.iter().map(|p| p.features.len()).sum()),
             entries: Vec::with_capacity(parts.iter().map(Samples::len).sum()),
+            virtuals: parts.first().and_then(|p| p.virtuals),
         };
         for p in parts {
             let base = all.features.len();
@@ -136,9 +186,14 @@ impl Samples {
         self.entries.is_empty()
     }
 
-    /// The largest feature index plus one (0 with no features).
+    /// The largest row index used plus one (0 with no features): the
+    /// largest real feature's virtual one lies highest, when there are
+    /// virtual features.
     pub fn feature_bound(&self) -> usize {
-        self.features.iter().max().map_or(0, |&f| f as usize + 1)
+        self.features.iter().max().map_or(0, |&f| {
+            let top = self.virtuals.map_or(f, |v| v.of(f).max(f));
+            top as usize + 1
+        })
     }
 
     /// Position `i`.
@@ -151,6 +206,7 @@ impl Samples {
             score: e.score,
             result: e.result,
             baseline: e.baseline,
+            virtuals: self.virtuals,
         }
     }
 }

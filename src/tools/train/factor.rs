@@ -6,6 +6,7 @@
 //! virtual rows are folded into the real ones when training ends, so the
 //! net file and the engine never see them.
 
+use super::data::Virtuals;
 use super::model::{Model, Shape};
 
 /// The virtual features of a layout of `inputs` real features, `squares`
@@ -36,42 +37,14 @@ impl Factoriser {
         self.inputs + self.factors()
     }
 
-    /// Append each real feature's virtual one to `features` (the list stays
-    /// sorted when it was, all virtual indices lying above the real ones).
-    pub fn extend(&self, features: &mut Vec<u32>) {
-        let real = features.len();
-        if features.is_sorted() {
-            // In order (as the reader gives them): each kind's block is
-            // found by walking on, without a division or a sort.
-            let mut block = 0;
-            let mut end = self.squares;
-            for i in 0..real {
-                let f = features[i] as usize;
-                while f >= end {
-                    block += 1;
-                    end += self.squares;
-                }
-                features.push((self.inputs + block) as u32);
-            }
-            return;
-        }
-        for i in 0..real {
-            let v = (self.inputs + features[i] as usize / self.squares) as u32;
-            features.push(v);
-        }
-        features[real..].sort_unstable();
-    }
-
-    /// [`Factoriser::extend`] for a sorted list packed last in `features`,
-    /// `features[from..]`: its virtual features are appended, in order.
-    pub fn extend_sorted_from(&self, features: &mut Vec<u32>, from: usize) {
-        debug_assert!(features[from..].is_sorted());
-        let real = features.len();
-        // A copy turned in place: no capacity test a feature.
-        features.extend_from_within(from..real);
-        let (inputs, squares) = (self.inputs as u32, self.squares as u32);
-        for f in &mut features[real..] {
-            *f = inputs + *f / squares;
+    /// Each real feature's virtual one, which the model adds where the
+    /// features are used.
+    pub fn virtuals(&self) -> Virtuals {
+        // A layout of more than u32::MAX inputs is not read (features are
+        // u32 in the data): the casts cannot cut.
+        Virtuals {
+            inputs: self.inputs as u32,
+            squares: self.squares as u32,
         }
     }
 
@@ -118,11 +91,6 @@ mod tests {
             (vec![0u32, 5, 9], vec![2u32, 11]),
             (vec![3, 4, 7, 8], vec![]),
         ] {
-            let mut ext = (us.clone(), them.clone());
-            fz.extend(&mut ext.0);
-            fz.extend(&mut ext.1);
-            assert_eq!(ext.0.len(), 2 * us.len());
-            assert!(ext.0.windows(2).all(|w| w[0] <= w[1]));
             let plain = Samples::new(vec![Sample {
                 us,
                 them,
@@ -130,13 +98,7 @@ mod tests {
                 result: 0.5,
                 baseline: 0.0,
             }]);
-            let factored = Samples::new(vec![Sample {
-                us: ext.0,
-                them: ext.1,
-                score: 0.0,
-                result: 0.5,
-                baseline: 0.0,
-            }]);
+            let factored = plain.clone().with_virtuals(Some(fz.virtuals()));
             let (a, b) = (model.output(&factored.get(0)), folded.output(&plain.get(0)));
             assert!((a - b).abs() < 1e-5, "{a} {b}");
             // Without the virtual rows the output is another.
@@ -152,40 +114,40 @@ mod tests {
         }
     }
 
-    /// A sorted list and the same features out of order get the same
-    /// virtual features, each its kind's block.
+    /// Each feature's virtual one is its kind's block (its colour and
+    /// kind), above every real feature, whatever the board's size; the
+    /// rows a position adds are its real features and then theirs.
     #[test]
-    fn virtual_features_are_each_features_block_in_order() {
-        let fz = Factoriser::new(20, 4);
-        let mut sorted = vec![0u32, 3, 4, 9, 10, 11, 19];
-        let mut shuffled = vec![11u32, 0, 19, 4, 10, 3, 9];
-        fz.extend(&mut sorted);
-        fz.extend(&mut shuffled);
-        assert_eq!(&sorted[7..], &[20, 20, 21, 22, 22, 22, 24]);
-        assert_eq!(&sorted[7..], &shuffled[7..]);
-        let mut gap = vec![17u32];
-        fz.extend(&mut gap);
-        assert_eq!(gap, [17, 24]);
-    }
-
-    /// A sorted list packed after others gets the virtual features that
-    /// it would get alone, whatever the board's size.
-    #[test]
-    fn virtual_features_of_a_packed_list_are_those_of_the_list() {
-        let mut rng = crate::util::rng::Rng::new(3);
+    fn virtual_features_are_each_features_block() {
+        let v = Factoriser::new(20, 4).virtuals();
+        let real = [0u32, 3, 4, 9, 10, 11, 19];
+        let virtual_of: Vec<u32> = real.iter().map(|&f| v.of(f)).collect();
+        assert_eq!(virtual_of, [20, 20, 21, 22, 22, 22, 24]);
         for (inputs, squares) in [(640, 64), (800, 80), (120, 10), (70, 7)] {
             let fz = Factoriser::new(inputs, squares);
-            for _ in 0..20 {
-                let mut list: Vec<u32> = (0..inputs as u32)
-                    .filter(|_| rng.next_u64().is_multiple_of(5))
-                    .collect();
-                let mut packed = vec![5, 1, 3];
-                packed.extend(&list);
-                fz.extend_sorted_from(&mut packed, 3);
-                fz.extend(&mut list);
-                assert_eq!(packed[..3], [5, 1, 3]);
-                assert_eq!(packed[3..], list, "{inputs} {squares}");
+            let v = fz.virtuals();
+            for f in 0..inputs as u32 {
+                let block = f as usize / squares;
+                assert_eq!(v.of(f) as usize, inputs + block, "{inputs} {squares} {f}");
+                assert!((v.of(f) as usize) < fz.rows());
             }
         }
+        let samples = Samples::new(vec![Sample {
+            us: real.to_vec(),
+            them: vec![17],
+            score: 0.0,
+            result: 0.5,
+            baseline: 0.0,
+        }])
+        .with_virtuals(Some(v));
+        let s = samples.get(0);
+        let rows: Vec<u32> = s.rows(0).collect();
+        assert_eq!(rows[..7], real);
+        assert_eq!(rows[7..], virtual_of[..]);
+        assert_eq!(s.rows(1).collect::<Vec<u32>>(), [17, 24]);
+        assert_eq!(samples.feature_bound(), 25);
+        let plain = samples.clone().with_virtuals(None);
+        assert_eq!(plain.get(0).rows(1).collect::<Vec<u32>>(), [17]);
+        assert_eq!(plain.feature_bound(), 20);
     }
 }

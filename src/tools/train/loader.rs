@@ -1,7 +1,8 @@
 //! The data a run trains on, as a value: the `datagen` files, read once
-//! into the trainer's positions (each line's two sorted feature lists, with
-//! the factoriser's virtual features when it is on, the score and result
-//! from the side to move's side, and the hand-written evaluation's score).
+//! into the trainer's positions (each line's two sorted feature lists, the
+//! score and result from the side to move's side, and the hand-written
+//! evaluation's score; the factoriser's virtual features, when it is on,
+//! are not stored but given by [`Samples::with_virtuals`]).
 
 use super::data::{Sample, Samples, TooManyFeatures, split};
 use super::error::TrainError;
@@ -156,13 +157,14 @@ impl DataFiles {
             held_out[i as usize] = true;
         }
         let wanted = Wanted(&held_out);
+        let virtuals = reader.factoriser.map(Factoriser::virtuals);
         // Each game or run of lines is packed as it is read, and the parts
         // joined once: no vector a position.
         let loaded = set
             .load_parts(
                 reader.variant,
                 Baseline::new,
-                Samples::with_room,
+                |room| Samples::with_room(room).with_virtuals(virtuals),
                 |state, part, line| reader.append(state, line, &wanted, part),
             )
             .map_err(TrainError::Data)?;
@@ -218,7 +220,6 @@ impl Reader<'_> {
         };
         out.push_with(
             |features, side| {
-                let start = features.len();
                 for (w, &word) in sides[side].iter().enumerate() {
                     let base = (w * 64) as u32;
                     let mut rest = word;
@@ -226,9 +227,6 @@ impl Reader<'_> {
                         features.push(base + rest.trailing_zeros());
                         rest &= rest - 1;
                     }
-                }
-                if let Some(fz) = self.factoriser {
-                    fz.extend_sorted_from(features, start);
                 }
             },
             [score as f32, result as f32, baseline],

@@ -88,11 +88,11 @@ impl Model {
     }
 
     /// The accumulator of one perspective: bias plus the features' rows.
-    fn accumulate(&self, features: &[u32], acc: &mut [f32]) {
+    fn accumulate(&self, features: impl Iterator<Item = u32>, acc: &mut [f32]) {
         let h = self.shape.hidden;
         let fb = self.shape.feature_bias();
         acc.copy_from_slice(&self.weights[fb..fb + h]);
-        for &f in features {
+        for f in features {
             let row = &self.weights[f as usize * h..(f as usize + 1) * h];
             for (a, w) in acc.iter_mut().zip(row) {
                 *a += w;
@@ -125,8 +125,8 @@ impl Model {
     /// accumulators filled.
     fn forward(&self, s: &SampleRef, acc: &mut [Vec<f32>; 2]) -> f32 {
         let h = self.shape.hidden;
-        self.accumulate(s.us, &mut acc[0]);
-        self.accumulate(s.them, &mut acc[1]);
+        self.accumulate(s.rows(0), &mut acc[0]);
+        self.accumulate(s.rows(1), &mut acc[1]);
         let ow = &self.weights[self.shape.output_weights()..self.shape.output_bias()];
         let mut o = self.weights[self.shape.output_bias()];
         for (side, a) in acc.iter().enumerate() {
@@ -200,8 +200,7 @@ impl Model {
             // d(e^2)/do through the sigmoid.
             let d = 2.0 * e * p * (1.0 - p);
             g.dense[h + 2 * h] += d;
-            for (side, features) in [s.us, s.them].into_iter().enumerate() {
-                let a = &acc[side];
+            for (side, a) in acc.iter().enumerate() {
                 let w = &self.weights[ow + side * h..ow + (side + 1) * h];
                 let gw = &mut g.dense[h + side * h..h + (side + 1) * h];
                 for ((gw, dacc), (&a, &w)) in gw.iter_mut().zip(&mut dacc).zip(a.iter().zip(w)) {
@@ -211,7 +210,7 @@ impl Model {
                 for (b, &x) in g.dense[..h].iter_mut().zip(&dacc) {
                     *b += x;
                 }
-                for &f in features {
+                for f in s.rows(side) {
                     for (r, &x) in g.row(f).iter_mut().zip(&dacc) {
                         *r += x;
                     }

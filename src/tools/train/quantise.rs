@@ -69,20 +69,17 @@ pub fn quantise(model: &Model, layout: &Layout) -> Quantised {
 }
 
 /// The quantised network's mean squared error on the positions `idx`: each
-/// position's real features (the factoriser's virtual ones, which lie above
-/// them, left out) evaluated by [`Net::evaluate_features`], in centipawns,
-/// against the same target as in training.
+/// position's real features (the only ones stored) evaluated by
+/// [`Net::evaluate_features`], in centipawns, against the same target as
+/// in training.
 pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
     let scale = net.network().scale as f32;
-    let inputs = net.layout().inputs();
-    let real = |features: &[u32]| features.partition_point(|&f| (f as usize) < inputs);
     mean_squared_error(
         samples,
         idx,
         || (),
         |_, s| {
-            let (us, them) = (&s.us[..real(s.us)], &s.them[..real(s.them)]);
-            sigmoid(net.evaluate_features(us, them) as f32 / scale) - target(s, lambda, scale)
+            sigmoid(net.evaluate_features(s.us, s.them) as f32 / scale) - target(s, lambda, scale)
         },
     )
 }
