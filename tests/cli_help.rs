@@ -126,6 +126,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--resume",
             "--activation",
             "--no-factoriser",
+            "--output-buckets",
         ],
     ),
     (
@@ -144,6 +145,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--epochs",
             "--batch",
             "--lambda",
+            "--output-buckets",
             "--elo0",
             "--elo1",
             "--alpha",

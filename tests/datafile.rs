@@ -427,6 +427,7 @@ fn train_read_speed() {
         layout: &layout,
         factoriser: Some(&factoriser),
         tables: evaluator.tables(),
+        buckets: 1,
     };
     let started = std::time::Instant::now();
     let loaded = DataFiles::new(vec![file.to_string()])

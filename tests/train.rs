@@ -12,7 +12,9 @@
 //! asked for, a stop between two batches, or SIGTERM) writes the net of the
 //! run never stopped; a checkpoint of other options, or damaged, is
 //! refused with what differs or the byte; the cosine schedule and a
-//! warm-up change the net and are recorded.
+//! warm-up change the net and are recorded. A net of four output buckets
+//! says how many training positions each holds, and loads and plays in
+//! the engine, each position scored by its bucket's layer.
 
 mod common;
 
@@ -497,6 +499,10 @@ fn a_checkpoint_of_other_options_or_damaged_is_refused() {
             &["--no-factoriser"],
             "its factoriser is true, this run's false",
         ),
+        (
+            &["--output-buckets", "4"],
+            "its output buckets is 1, this run's 4",
+        ),
         (&["--lr", "0.002"], "epoch 1 ran at other step sizes"),
         (
             &["--lr-schedule", "cosine"],
@@ -719,4 +725,70 @@ fn a_run_stopped_by_sigterm_resumes_to_the_unstopped_net() {
 fn net_bytes_of(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
     let (net_file, _, _) = train_chess_ok(dir, args);
     std::fs::read(net_file).expect("net")
+}
+
+#[test]
+fn a_net_of_four_output_buckets_loads_and_plays_in_the_engine() {
+    use amalgam::engine::eval::nnue::{Accumulators, Net};
+    use amalgam::rules::board::Position;
+    use std::sync::Arc;
+
+    let dir = scratch("buckets");
+    let (net_file, out, err) =
+        train_chess_ok(&dir, &[&FIT[..], &["--output-buckets", "4"]].concat());
+    assert!(
+        out.contains("training positions by output bucket: 0 (2-8 men): ")
+            && out.contains(", 3 (25+ men): "),
+        "{out}{err}"
+    );
+    let network = read_net(&net_file);
+    assert_eq!((network.buckets, network.output_bias.len()), (4, 4));
+    assert_eq!(network.output_weights.len(), 4 * 2 * 16);
+    let bytes = std::fs::read(&net_file).expect("net");
+    assert_eq!(bytes[4..8], 2u32.to_le_bytes(), "version 2");
+    provenance_has(
+        &net_file,
+        "Output buckets 4 by men (training positions): 0 (2-8 men): ",
+    );
+    // Each bucket's layer was trained apart from the others.
+    let layers: Vec<&[i16]> = network.output_weights.chunks(32).collect();
+    assert!(layers.windows(2).all(|w| w[0] != w[1]));
+
+    // In the engine: read for chess, the incremental evaluation of
+    // positions of every bucket is the evaluation from scratch.
+    let set = VariantSet::builtin();
+    let (v, _) = amalgam::engine::eval::compile(&set, "chess").expect("chess");
+    let net =
+        Arc::new(Net::from_bytes(Layout::new(&v), &bytes, "b4").expect("the engine reads it"));
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "r1bqk2r/pp3ppp/2n5/8/8/2N5/PP3PPP/R1BQK2R w KQkq - 0 1",
+        "4k3/pp3pp1/8/3r4/8/2R5/PP3PP1/4K3 b - - 0 1",
+        "4k3/8/8/3q4/8/8/3P4/4K3 w - - 0 1",
+    ];
+    let mut buckets = Vec::new();
+    for fen in fens {
+        let pos = Position::from_fen(v.clone(), fen).expect("fen");
+        buckets.push(net.bucket(&pos));
+        let score = Accumulators::new(net.clone(), &pos).evaluate(&pos);
+        assert_eq!(score, net.evaluate(&pos), "{fen}");
+    }
+    assert_eq!(buckets, [3, 2, 1, 0]);
+
+    // Through a variant's `nnue` key: checked, and it searches.
+    let ini = dir.join("b4.ini").to_string_lossy().into_owned();
+    std::fs::write(&ini, "[chess-b4:chess]\nnnue = x.nnue\n").expect("ini");
+    let (ok, out) = run_amalgam(&["check", &ini]);
+    assert!(ok && out.contains("x.nnue ok: "), "{out}");
+    let (ok, out) = run_amalgam(&[
+        "--variants",
+        &ini,
+        "go",
+        "chess-b4",
+        fens[2],
+        "--depth",
+        "2",
+    ]);
+    assert!(ok && out.contains("bestmove"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

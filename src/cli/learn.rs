@@ -15,7 +15,7 @@ use crate::tools::learn::{
 use crate::tools::matches::config::MAX_GAMES;
 use crate::tools::matches::limits::TimeControl;
 use crate::tools::matches::stats::Sprt;
-use crate::tools::train::Batch;
+use crate::tools::train::{Architecture, Batch};
 use clap::Args;
 use clap::builder::RangedU64ValueParser;
 use std::ffi::OsString;
@@ -95,6 +95,12 @@ pub struct Learn {
     #[arg(long, value_name = "L", default_value_t = f64::from(DEFAULT_LAMBDA),
           value_parser = number_in((Included(0.0), Included(1.0)), "from 0 to 1"))]
     lambda: f64,
+    /// Output buckets by material: the net's output layer once per share of
+    /// the start position's men, each position scored by its share's
+    #[arg(long, value_name = "B", default_value_t = Architecture::default().buckets,
+          value_parser = RangedU64ValueParser::<usize>::new()
+              .range(1..=u64::from(crate::engine::eval::nnue::features::MAX_BUCKETS)))]
+    output_buckets: usize,
     /// The gate's SPRT: the candidate's Elo under H0
     #[arg(long, value_name = "ELO", default_value_t = DEFAULT_SPRT.elo0, allow_negative_numbers = true)]
     elo0: f64,
@@ -194,6 +200,7 @@ impl Learn {
             epochs: self.epochs,
             batch: self.batch.map_or(Batch::Auto, Batch::Given),
             lambda: self.lambda as f32,
+            output_buckets: self.output_buckets,
             gate: GateSettings {
                 sprt,
                 clock: self.gate_tc,

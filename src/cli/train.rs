@@ -4,7 +4,7 @@
 
 use super::files::number_in;
 use super::{CommandResult, MAX_THREADS, compile};
-use crate::engine::eval::nnue::{Activation, format::MAX_HIDDEN};
+use crate::engine::eval::nnue::{Activation, features::MAX_BUCKETS, format::MAX_HIDDEN};
 use crate::rules::variant_set::VariantSet;
 use crate::tools::datafile::LoadError;
 use crate::tools::train::{
@@ -119,6 +119,11 @@ pub struct Train {
     /// folded into the squares' rows at the end)
     #[arg(long)]
     no_factoriser: bool,
+    /// Output buckets by material: the net's output layer once per share of
+    /// the start position's men, each position scored by its share's
+    #[arg(long, value_name = "B", default_value_t = Architecture::default().buckets,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=u64::from(MAX_BUCKETS)))]
+    output_buckets: usize,
 }
 
 /// Progress on standard error at most every half second, as datagen does,
@@ -180,6 +185,9 @@ fn print_plan(p: &Plan) {
         p.positions, p.read_seconds, p.inputs, p.hidden
     );
     crate::outln!("batch {}", p.batch_text());
+    if let Some(buckets) = p.buckets_text() {
+        crate::outln!("training positions by output bucket: {buckets}");
+    }
 }
 
 /// The summary of a finished run.
@@ -239,6 +247,7 @@ impl Train {
                 hidden: self.hidden,
                 activation: self.activation,
                 factoriser: !self.no_factoriser,
+                buckets: self.output_buckets,
             },
         ))
     }

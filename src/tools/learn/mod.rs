@@ -72,6 +72,8 @@ pub struct LearnOptions {
     pub epochs: usize,
     pub batch: Batch,
     pub lambda: f32,
+    /// Output buckets of the nets trained (by material; 1: none).
+    pub output_buckets: usize,
     pub gate: GateSettings,
     pub seed: u64,
     /// The command line, for the log and the nets' provenance.
@@ -519,6 +521,7 @@ impl Learn<'_> {
             self.evaluator.clone(),
             Architecture {
                 hidden,
+                buckets: self.opts.output_buckets,
                 ..Architecture::default()
             },
         );

@@ -40,16 +40,23 @@ pub const VERSION: u16 = 1;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint(pub Vec<(String, String)>);
 
+/// Lines that builds before them did not write, with the value their
+/// checkpoints had: such a checkpoint lacks the line and reads as that.
+const LINES_ADDED: [(&str, &str); 1] = [("output buckets", "1")];
+
 impl Fingerprint {
     /// The first of `now`'s lines that this (saved) fingerprint has
     /// otherwise (or lacks).
     pub fn check(&self, now: &Fingerprint, file: &str) -> Result<(), CheckpointError> {
         for (name, current) in &now.0 {
+            let before = LINES_ADDED.iter().find(|(n, _)| n == name);
             let saved = self
                 .0
                 .iter()
                 .find(|(n, _)| n == name)
-                .map_or("not there", |(_, v)| v.as_str());
+                .map(|(_, v)| v.as_str())
+                .or(before.map(|(_, v)| *v))
+                .unwrap_or("not there");
             if saved != current {
                 return Err(CheckpointError::Mismatch {
                     file: file.to_string(),
@@ -461,4 +468,37 @@ pub fn from_bytes(
         schedule,
         state,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(pairs: &[(&str, &str)]) -> Fingerprint {
+        Fingerprint(
+            pairs
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    /// A checkpoint of a build before the output buckets (no such line) is
+    /// one of one bucket; one of another bucket count is refused, naming it.
+    #[test]
+    fn a_line_added_later_reads_as_its_old_value() {
+        let old = lines(&[("hidden", "16")]);
+        let one = lines(&[("hidden", "16"), ("output buckets", "1")]);
+        let four = lines(&[("hidden", "16"), ("output buckets", "4")]);
+        assert!(old.check(&one, "f").is_ok());
+        assert!(one.check(&one, "f").is_ok());
+        for (saved, now) in [(&old, &four), (&one, &four), (&four, &one)] {
+            match saved.check(now, "f") {
+                Err(CheckpointError::Mismatch { what, .. }) => assert_eq!(what, "output buckets"),
+                other => panic!("{other:?}"),
+            }
+        }
+        let round = Fingerprint::parse(&four.text()).expect("parsed");
+        assert_eq!(round, four);
+    }
 }

@@ -1,6 +1,6 @@
 //! The trainer's positions: each one's two sorted feature lists (the side
-//! to move's perspective first) and its score and result from the side to
-//! move's side, packed into one array of features; and the seeded split
+//! to move's perspective first), its score and result from the side to
+//! move's side and its output bucket, packed into one array of features; and the seeded split
 //! into training and validation positions.
 //!
 //! Only the real features are stored. The factoriser's virtual feature of
@@ -24,14 +24,19 @@ pub struct Sample {
     /// The hand-written evaluation's static score in centipawns, the
     /// measure a network must beat.
     pub baseline: f32,
+    /// The output bucket of the position's material
+    /// ([`output_bucket`](crate::engine::eval::nnue::features::output_bucket)).
+    pub bucket: u8,
 }
 
-/// Where one position's features lie in [`Samples::features`].
+/// Where one position's features lie in [`Samples::features`], and its
+/// numbers.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     start: usize,
     us: u16,
     them: u16,
+    bucket: u8,
     score: f32,
     result: f32,
     baseline: f32,
@@ -63,6 +68,7 @@ pub struct SampleRef<'a> {
     pub score: f32,
     pub result: f32,
     pub baseline: f32,
+    pub bucket: u8,
     pub virtuals: Option<Virtuals>,
 }
 
@@ -106,6 +112,7 @@ impl Samples {
             let pushed = packed.push_with(
                 |features, side| features.extend_from_slice([us, them][side]),
                 [s.score, s.result, s.baseline],
+                s.bucket,
             );
             debug_assert_eq!(pushed, Ok(()));
         }
@@ -129,13 +136,14 @@ impl Samples {
 
     /// Append a position: `write(features, side)` appends its side to
     /// move's list (`side` 0) and then its other list (1) to `features`
-    /// (which it must only append to); `[score, result, baseline]` as in
-    /// [`Sample`]. A list longer than the packed lengths hold is refused,
-    /// nothing appended.
+    /// (which it must only append to); `[score, result, baseline]` and
+    /// `bucket` as in [`Sample`]. A list longer than the packed lengths
+    /// hold is refused, nothing appended.
     pub fn push_with(
         &mut self,
         mut write: impl FnMut(&mut Vec<u32>, usize),
         [score, result, baseline]: [f32; 3],
+        bucket: u8,
     ) -> Result<(), TooManyFeatures> {
         let start = self.features.len();
         let mut lengths = [0u16; 2];
@@ -152,6 +160,7 @@ impl Samples {
             start,
             us: lengths[0],
             them: lengths[1],
+            bucket,
             score,
             result,
             baseline,
@@ -196,6 +205,17 @@ impl Samples {
         })
     }
 
+    /// How many of the positions `idx` lie in each of `buckets` output
+    /// buckets (a position of a bucket beyond them counted in the last).
+    pub fn bucket_counts(&self, idx: &[u32], buckets: usize) -> Vec<usize> {
+        let mut counts = vec![0; buckets.max(1)];
+        let last = counts.len() - 1;
+        for &i in idx {
+            counts[usize::from(self.entries[i as usize].bucket).min(last)] += 1;
+        }
+        counts
+    }
+
     /// Position `i`.
     pub fn get(&self, i: usize) -> SampleRef<'_> {
         let e = self.entries[i];
@@ -206,6 +226,7 @@ impl Samples {
             score: e.score,
             result: e.result,
             baseline: e.baseline,
+            bucket: e.bucket,
             virtuals: self.virtuals,
         }
     }
@@ -251,6 +272,7 @@ mod tests {
             score,
             result: 0.5,
             baseline: -score,
+            bucket: (score.abs() as u8) % 3,
         }
     }
 
@@ -276,6 +298,7 @@ mod tests {
                 let p = packed.get(i);
                 assert_eq!((p.us, p.them), (&s.us[..], &s.them[..]));
                 assert_eq!((p.score, p.result, p.baseline), (s.score, 0.5, -s.score));
+                assert_eq!(p.bucket, s.bucket);
             }
         }
         let mut packed = Samples::new(all[..1].to_vec());
@@ -283,14 +306,25 @@ mod tests {
         let refused = packed.push_with(
             |features, side| features.extend_from_slice(if side == 0 { &[3] } else { &long }),
             [0.0; 3],
+            0,
         );
         assert_eq!(refused, Err(TooManyFeatures));
         assert_eq!((packed.len(), packed.feature_bound()), (1, 10));
         packed
-            .push_with(|features, side| features.push(side as u32 + 20), [1.0; 3])
+            .push_with(
+                |features, side| features.push(side as u32 + 20),
+                [1.0; 3],
+                5,
+            )
             .expect("short lists");
         let p = packed.get(1);
-        assert_eq!((p.us, p.them, p.score), (&[20][..], &[21][..], 1.0));
+        assert_eq!(
+            (p.us, p.them, p.score, p.bucket),
+            (&[20][..], &[21][..], 1.0, 5)
+        );
+        assert_eq!(packed.bucket_counts(&[0, 1], 3), [0, 1, 1]);
+        assert_eq!(packed.bucket_counts(&[0, 1], 6), [0, 1, 0, 0, 0, 1]);
+        assert_eq!(joined.bucket_counts(&[0, 1, 2, 3], 3), [1, 3, 0]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! before any data is read; bad data lines come with every one of them.
 
 use crate::engine::eval::nnue::NetError;
+use crate::engine::eval::nnue::features::MAX_BUCKETS;
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::tools::datafile::LoadError;
 use std::fmt;
@@ -34,6 +35,8 @@ pub enum OptionError {
     Validation(f64),
     /// A hidden layer of no neurons or more than a net file may hold.
     Hidden(usize),
+    /// Output buckets none or more than a net file may hold.
+    Buckets(usize),
     NoBatch,
 }
 
@@ -61,6 +64,9 @@ impl fmt::Display for OptionError {
             OptionError::Lambda(l) => write!(f, "--lambda {l} is not from 0 to 1"),
             OptionError::Validation(v) => write!(f, "--validation {v} is not from 0 to 0.9"),
             OptionError::Hidden(h) => write!(f, "--hidden {h} is not from 1 to {MAX_HIDDEN}"),
+            OptionError::Buckets(b) => {
+                write!(f, "--output-buckets {b} is not from 1 to {MAX_BUCKETS}")
+            }
             OptionError::NoBatch => write!(f, "--batch must be at least 1"),
         }
     }

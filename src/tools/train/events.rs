@@ -1,6 +1,23 @@
 //! What a run reports as it goes: the plan once the data are read, the
 //! progress of each epoch, and each finished epoch.
 
+use crate::engine::eval::nnue::features::{MAX_BUCKETS, output_bucket};
+
+/// The men counts of output bucket `b` (of `buckets`, for a start
+/// position of `start_men` men) in words: `9-16`, `25+` for the last, `-`
+/// for a bucket no count from 2 men on reaches.
+fn bucket_men(b: usize, start_men: usize, buckets: usize) -> String {
+    let men: Vec<usize> = (2..=start_men.max(2))
+        .filter(|&m| output_bucket(m, start_men, buckets) == b)
+        .collect();
+    match (men.first(), men.last()) {
+        (Some(lo), _) if b == buckets - 1 => format!("{lo}+"),
+        (Some(lo), Some(hi)) if lo == hi => lo.to_string(),
+        (Some(lo), Some(hi)) => format!("{lo}-{hi}"),
+        _ => "-".to_string(),
+    }
+}
+
 /// The run as it will go, once the data are read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plan {
@@ -16,12 +33,33 @@ pub struct Plan {
     /// Positions per step, and whether it was chosen to fit the data.
     pub batch: usize,
     pub batch_chosen: bool,
+    /// Output buckets, the training positions of each (the first
+    /// `buckets` entries), and the men of the start position that the
+    /// buckets divide.
+    pub buckets: usize,
+    pub bucket_positions: [usize; MAX_BUCKETS as usize],
+    pub start_men: usize,
 }
 
 impl Plan {
     /// Steps an epoch.
     pub fn steps(&self) -> usize {
         self.training.div_ceil(self.batch.max(1))
+    }
+
+    /// The training positions of each output bucket and the men it
+    /// holds, e.g. `0 (2-8 men): 1200, ..., 3 (25+ men): 5000`; none for one
+    /// bucket.
+    pub fn buckets_text(&self) -> Option<String> {
+        (self.buckets > 1).then(|| {
+            (0..self.buckets)
+                .map(|b| {
+                    let men = bucket_men(b, self.start_men, self.buckets);
+                    format!("{b} ({men} men): {}", self.bucket_positions[b])
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
     }
 
     /// The batch, and why where it was chosen.

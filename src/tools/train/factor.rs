@@ -97,6 +97,7 @@ mod tests {
                 score: 0.0,
                 result: 0.5,
                 baseline: 0.0,
+                bucket: 0,
             }]);
             let factored = plain.clone().with_virtuals(Some(fz.virtuals()));
             let (a, b) = (model.output(&factored.get(0)), folded.output(&plain.get(0)));
@@ -138,6 +139,7 @@ mod tests {
             score: 0.0,
             result: 0.5,
             baseline: 0.0,
+            bucket: 0,
         }])
         .with_virtuals(Some(v));
         let s = samples.get(0);

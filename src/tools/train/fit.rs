@@ -355,6 +355,7 @@ mod tests {
                         score,
                         result: 0.5,
                         baseline: 0.0,
+                        bucket: 0,
                     }
                 })
                 .collect(),
@@ -369,6 +370,7 @@ mod tests {
             inputs: 40,
             hidden: 8,
             activation: Activation::SquaredClippedRelu,
+            buckets: 1,
         };
         let fit = Fit {
             samples,

@@ -31,12 +31,15 @@ pub struct Loaded {
 }
 
 /// What turns a data line into a position: the variant, its feature layout,
-/// the factoriser if training uses one, and the hand-written evaluation.
+/// the factoriser if training uses one, the hand-written evaluation, and
+/// the net's output buckets (each position's is stored with it).
 pub struct Reader<'a> {
     pub variant: &'a Arc<Variant>,
     pub layout: &'a Layout,
     pub factoriser: Option<&'a Factoriser>,
     pub tables: &'a EvalTables,
+    /// 1..=[`MAX_BUCKETS`](crate::engine::eval::nnue::features::MAX_BUCKETS).
+    pub buckets: usize,
 }
 
 /// A reading thread's working state: the hand-written evaluation's pawn
@@ -211,6 +214,8 @@ impl Reader<'_> {
         } else {
             0.0
         };
+        // The engine's own rule: at most MAX_BUCKETS - 1, a u8.
+        let bucket = self.layout.bucket(pos, self.buckets) as u8;
         let [white, black] = self.features(pos, state)?;
         // The side to move's perspective first.
         let sides = if stm == Color::White {
@@ -230,6 +235,7 @@ impl Reader<'_> {
                 }
             },
             [score as f32, result as f32, baseline],
+            bucket,
         )
         // A man count the packed lengths cannot hold: no board has that
         // many squares, but the length is checked rather than truncated.
@@ -252,6 +258,7 @@ impl Reader<'_> {
             score: s.score,
             result: s.result,
             baseline: s.baseline,
+            bucket: s.bucket,
         })
     }
 
@@ -301,6 +308,7 @@ pub(super) mod tests {
             layout: &Layout::new(&v),
             factoriser: None,
             tables: tables.tables(),
+            buckets: 4,
         })
     }
 
@@ -349,6 +357,22 @@ pub(super) mod tests {
         assert_eq!((white.score, white.result), (120.0, 1.0));
         assert_eq!((black.score, black.result), (-120.0, 0.0));
         assert_eq!((white.us.len(), white.them.len()), (3, 3));
+        // Three men of 32 at the start: the first of four buckets; the
+        // start position the last.
+        assert_eq!((white.bucket, black.bucket), (0, 0));
+        let start = Position::startpos(reader.variant.clone());
+        let line = DataPosition {
+            pos: &start,
+            score: 0,
+            result: 0.5,
+            index: 0,
+        };
+        assert_eq!(
+            reader
+                .sample(&mut hce, line, &Wanted(&[]))
+                .map(|s| s.bucket),
+            Ok(3)
+        );
         assert_eq!(white.us, black.them);
         assert_eq!(white.them, black.us);
         assert_ne!(white.us, white.them);

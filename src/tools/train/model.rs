@@ -3,14 +3,16 @@
 //! `(inputs -> H) x 2 -> 1`: one feature transformer shared by both
 //! perspectives, `acc = feature_bias + sum of the active features' rows`;
 //! the output `o = sum f(acc_us) * w_us + sum f(acc_them) * w_them + b`
-//! with `f` the clipped ReLU `clamp(x, 0, 1)` or its square. The evaluation
+//! with `f` the clipped ReLU `clamp(x, 0, 1)` or its square, and `w_us`,
+//! `w_them` and `b` those of the position's output bucket (its material,
+//! see [`output_bucket`](crate::engine::eval::nnue::features::output_bucket)). The evaluation
 //! is `scale * o` centipawns, so the prediction `sigmoid(o)` is compared
 //! with the target `lambda * sigmoid(score / scale) + (1 - lambda) * result`
 //! by the squared error.
 //!
 //! Every weight lies in one flat array (feature weights feature by feature,
-//! feature bias, output weights with the side to move's half first, output
-//! bias) so that the optimiser walks one slice. A gradient of a chunk of
+//! feature bias, output weights bucket by bucket with the side to move's
+//! half first, output biases) so that the optimiser walks one slice. A gradient of a chunk of
 //! positions holds full rows only for the features the chunk touched.
 
 use super::data::{SampleRef, Samples};
@@ -27,6 +29,9 @@ pub struct Shape {
     pub inputs: usize,
     pub hidden: usize,
     pub activation: Activation,
+    /// Output buckets: the output layer (2 * hidden weights and a bias)
+    /// is there once per bucket.
+    pub buckets: usize,
 }
 
 impl Shape {
@@ -38,13 +43,13 @@ impl Shape {
     pub fn output_weights(&self) -> usize {
         self.feature_bias() + self.hidden
     }
-    /// Where the output bias lies.
+    /// Where the output biases start (one a bucket).
     pub fn output_bias(&self) -> usize {
-        self.output_weights() + 2 * self.hidden
+        self.output_weights() + self.buckets * 2 * self.hidden
     }
     /// The number of weights.
     pub fn size(&self) -> usize {
-        self.output_bias() + 1
+        self.output_bias() + self.buckets
     }
 }
 
@@ -73,7 +78,9 @@ pub fn target(s: &SampleRef, lambda: f32, scale: f32) -> f32 {
 impl Model {
     /// Weights drawn from `seed`: feature weights small enough that a few
     /// dozen men leave most accumulators inside the activation's slope, the
-    /// output weights scaled by the hidden size, biases zero.
+    /// output weights scaled by the hidden size, biases zero. Every output
+    /// bucket starts as the first: the net of one bucket, which the
+    /// buckets' data then pull apart.
     pub fn new(shape: Shape, seed: u64) -> Model {
         let mut rng = Rng::new(seed);
         let mut weights = vec![0.0; shape.size()];
@@ -81,8 +88,12 @@ impl Model {
             *w = uniform(&mut rng, 0.1);
         }
         let a = 1.0 / (shape.hidden as f32).sqrt();
-        for w in &mut weights[shape.output_weights()..shape.output_bias()] {
+        let (ow, layer) = (shape.output_weights(), 2 * shape.hidden);
+        for w in &mut weights[ow..ow + layer] {
             *w = uniform(&mut rng, a);
+        }
+        for b in 1..shape.buckets {
+            weights.copy_within(ow..ow + layer, ow + b * layer);
         }
         Model { shape, weights }
     }
@@ -127,12 +138,21 @@ impl Model {
         let h = self.shape.hidden;
         self.accumulate(s.rows(0), &mut acc[0]);
         self.accumulate(s.rows(1), &mut acc[1]);
-        let ow = &self.weights[self.shape.output_weights()..self.shape.output_bias()];
-        let mut o = self.weights[self.shape.output_bias()];
+        let b = self.bucket(s);
+        let start = self.shape.output_weights() + b * 2 * h;
+        let ow = &self.weights[start..start + 2 * h];
+        let mut o = self.weights[self.shape.output_bias() + b];
         for (side, a) in acc.iter().enumerate() {
             o += self.activated_dot(a, &ow[side * h..(side + 1) * h]);
         }
         o
+    }
+
+    /// The output bucket of `s` (the last where the sample's is beyond
+    /// the shape's).
+    #[inline]
+    fn bucket(&self, s: &SampleRef) -> usize {
+        usize::from(s.bucket).min(self.shape.buckets - 1)
     }
 
     /// `sum f(a) * w`, in eight running sums: one chain of additions
@@ -191,7 +211,9 @@ impl Model {
         let mut g = Gradient::new(self.shape);
         let mut acc = [vec![0.0; h], vec![0.0; h]];
         let mut dacc = vec![0.0; h];
-        let ow = self.shape.output_weights();
+        // In the dense part: feature bias (h), each bucket's output weights
+        // (2h each), then the output biases.
+        let biases = h + self.shape.buckets * 2 * h;
         for &i in idx {
             let s = samples.get(i as usize);
             let p = sigmoid(self.forward(&s, &mut acc));
@@ -199,10 +221,13 @@ impl Model {
             g.loss += f64::from(e * e);
             // d(e^2)/do through the sigmoid.
             let d = 2.0 * e * p * (1.0 - p);
-            g.dense[h + 2 * h] += d;
+            let b = self.bucket(&s);
+            g.dense[biases + b] += d;
+            let ow = self.shape.output_weights() + b * 2 * h;
+            let gow = h + b * 2 * h;
             for (side, a) in acc.iter().enumerate() {
                 let w = &self.weights[ow + side * h..ow + (side + 1) * h];
-                let gw = &mut g.dense[h + side * h..h + (side + 1) * h];
+                let gw = &mut g.dense[gow + side * h..gow + (side + 1) * h];
                 for ((gw, dacc), (&a, &w)) in gw.iter_mut().zip(&mut dacc).zip(a.iter().zip(w)) {
                     *gw += d * self.activate(a);
                     *dacc = d * w * self.slope(a);
@@ -230,7 +255,8 @@ pub struct Gradient {
     /// The touched features in the order first touched.
     touched: Vec<u32>,
     rows: Vec<f32>,
-    /// Feature bias (H), output weights (2H), output bias (1).
+    /// Feature bias (H), output weights (2H a bucket), output biases (1 a
+    /// bucket).
     dense: Vec<f32>,
     /// The summed squared error of the positions.
     pub loss: f64,
@@ -243,7 +269,7 @@ impl Gradient {
             slot: vec![u32::MAX; shape.inputs],
             touched: Vec::new(),
             rows: Vec::new(),
-            dense: vec![0.0; 3 * shape.hidden + 1],
+            dense: vec![0.0; shape.hidden + shape.buckets * (2 * shape.hidden + 1)],
             loss: 0.0,
         }
     }
@@ -283,17 +309,38 @@ impl Model {
     /// A model for tests: random weights, and biases away from zero so that
     /// they matter too.
     pub(super) fn with_biases(inputs: usize, hidden: usize, activation: Activation) -> Model {
+        Model::with_buckets(inputs, hidden, activation, 1)
+    }
+
+    /// [`Model::with_biases`] of `buckets` output buckets, each bucket's
+    /// output layer made different from the others'.
+    pub(super) fn with_buckets(
+        inputs: usize,
+        hidden: usize,
+        activation: Activation,
+        buckets: usize,
+    ) -> Model {
         let shape = Shape {
             inputs,
             hidden,
             activation,
+            buckets,
         };
         let mut m = Model::new(shape, 4);
         let fb = shape.feature_bias();
         for k in 0..hidden {
             m.weights[fb + k] = 0.2 + 0.03 * k as f32;
         }
-        m.weights[shape.output_bias()] = 0.15;
+        for b in 0..buckets {
+            m.weights[shape.output_bias() + b] = 0.15 - 0.1 * b as f32;
+            // The first bucket's weights as drawn (those of one bucket).
+            let start = shape.output_weights() + b * 2 * hidden;
+            for (k, w) in m.weights[start..start + 2 * hidden].iter_mut().enumerate() {
+                if b > 0 {
+                    *w *= 0.5 + 0.25 * ((b * 7 + k) % 5) as f32 - 0.2 * b as f32;
+                }
+            }
+        }
         m
     }
 }
@@ -311,6 +358,7 @@ mod tests {
                 score: 150.0,
                 result: 1.0,
                 baseline: 0.0,
+                bucket: 0,
             },
             Sample {
                 us: vec![2, 4],
@@ -318,17 +366,24 @@ mod tests {
                 score: -80.0,
                 result: 0.5,
                 baseline: 0.0,
+                bucket: 2,
             },
         ])
     }
 
     /// Every derivative of the gradient matches a finite difference of the
-    /// loss, for both activations.
+    /// loss, for both activations, with one output bucket and with three
+    /// (the two positions in buckets 0 and 2: bucket 1's layer untouched).
     #[test]
     fn gradients_match_finite_differences() {
         let data = samples();
-        for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
-            let m = Model::with_biases(6, 4, activation);
+        for (activation, buckets) in [
+            (Activation::ClippedRelu, 1),
+            (Activation::SquaredClippedRelu, 1),
+            (Activation::ClippedRelu, 3),
+            (Activation::SquaredClippedRelu, 3),
+        ] {
+            let m = Model::with_buckets(6, 4, activation, buckets);
             let shape = m.shape;
             let idx = [0, 1];
             let mut flat = vec![0.0; shape.size()];
@@ -351,6 +406,17 @@ mod tests {
                 );
             }
             assert!(flat[..shape.feature_bias()].iter().any(|&x| x != 0.0));
+            if buckets == 3 {
+                let layer = |b: usize| {
+                    let start = shape.output_weights() + b * 8;
+                    &flat[start..start + 8]
+                };
+                assert!(layer(0).iter().any(|&x| x != 0.0));
+                assert!(layer(1).iter().all(|&x| x == 0.0));
+                assert!(layer(2).iter().any(|&x| x != 0.0));
+                let biases = &flat[shape.output_bias()..];
+                assert!(biases[0] != 0.0 && biases[1] == 0.0 && biases[2] != 0.0);
+            }
         }
     }
 
@@ -360,8 +426,30 @@ mod tests {
             inputs: 10,
             hidden: 8,
             activation: Activation::ClippedRelu,
+            buckets: 1,
         };
         assert_eq!(Model::new(shape, 1), Model::new(shape, 1));
+        // Every output bucket starts as the one-bucket net's output layer.
+        let three = Model::new(
+            Shape {
+                buckets: 3,
+                ..shape
+            },
+            1,
+        );
+        let one = Model::new(shape, 1);
+        assert_eq!(
+            three.weights[..one.shape.output_bias()],
+            one.weights[..one.shape.output_bias()]
+        );
+        let ow = shape.output_weights();
+        for b in 1..3 {
+            assert_eq!(
+                three.weights[ow + b * 16..ow + (b + 1) * 16],
+                one.weights[ow..ow + 16]
+            );
+        }
+        assert_eq!(three.weights.len(), one.weights.len() + 2 * 17);
         assert_ne!(Model::new(shape, 1), Model::new(shape, 2));
         let m = Model::new(shape, 1);
         assert!(

@@ -1,6 +1,6 @@
 //! The float network made the integer network of a net file: feature
 //! weights and biases times `qa`, output weights times `qb`, the output
-//! bias times `qa * qb`, each rounded and clamped to its integer range
+//! biases times `qa * qb` (each output bucket's layer alike), each rounded and clamped to its integer range
 //! (the clamped weights counted); and the quantised network's loss on
 //! held-out positions, each evaluated by the engine's own net code.
 
@@ -42,6 +42,7 @@ pub fn quantise(model: &Model, layout: &Layout) -> Quantised {
         shape.hidden as u32,
         shape.activation,
         [QA, QB, SCALE],
+        shape.buckets as u32,
     );
     let mut clamped = 0;
     let mut fill = |to: &mut [i16], from: std::ops::Range<usize>, factor: i32| {
@@ -60,17 +61,19 @@ pub fn quantise(model: &Model, layout: &Layout) -> Quantised {
         shape.output_weights()..shape.output_bias(),
         QB,
     );
-    let bias = (f64::from(w[shape.output_bias()]) * f64::from(QA * QB)).round();
-    if bias.abs() > f64::from(i32::MAX) {
-        clamped += 1;
+    for (q, &x) in net.output_bias.iter_mut().zip(&w[shape.output_bias()..]) {
+        let bias = (f64::from(x) * f64::from(QA * QB)).round();
+        if bias.abs() > f64::from(i32::MAX) {
+            clamped += 1;
+        }
+        *q = bias.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
     }
-    net.output_bias = bias.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
     Quantised { net, clamped }
 }
 
 /// The quantised network's mean squared error on the positions `idx`: each
 /// position's real features (the only ones stored) evaluated by
-/// [`Net::evaluate_features`], in centipawns, against the same target as
+/// [`Net::evaluate_features`] with its output bucket, in centipawns, against the same target as
 /// in training.
 pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) -> f64 {
     let scale = net.network().scale as f32;
@@ -79,7 +82,8 @@ pub fn quantised_loss(net: &Net, samples: &Samples, idx: &[u32], lambda: f32) ->
         idx,
         || (),
         |_, s| {
-            sigmoid(net.evaluate_features(s.us, s.them) as f32 / scale) - target(s, lambda, scale)
+            sigmoid(net.evaluate_features(s.us, s.them, usize::from(s.bucket)) as f32 / scale)
+                - target(s, lambda, scale)
         },
     )
 }
@@ -89,22 +93,33 @@ mod tests {
     use super::super::loader::tests::with_chess_reader;
     use super::super::loader::{Baseline, Reader, Wanted};
     use super::*;
-    use crate::engine::eval::nnue::Activation;
+    use crate::engine::eval::nnue::{Accumulators, Activation};
     use crate::rules::board::Position;
     use crate::tools::datafile::DataPosition;
+    use std::sync::Arc;
 
     /// The integer network's evaluation is the float network's, within the
-    /// rounding of its weights, for both activations; weights too large for
-    /// i16 are clamped and counted.
+    /// rounding of its weights, for both activations and for one and four
+    /// output buckets, on positions of every bucket; the trainer's
+    /// evaluation of a position's stored features and bucket is the
+    /// engine's, exactly; weights too large for i16 are clamped and
+    /// counted.
     #[test]
     fn the_quantised_network_evaluates_as_the_float_one() {
-        with_chess_reader(quantised_as_float);
+        with_chess_reader(|reader| {
+            for buckets in [1, 4] {
+                quantised_as_float(&Reader { buckets, ..*reader });
+            }
+        });
     }
 
     fn quantised_as_float(reader: &Reader) {
-        let (v, layout) = (reader.variant, reader.layout);
+        let (v, layout, buckets) = (reader.variant, reader.layout, reader.buckets);
+        // 32, 22, 12 and 4 men: buckets 3, 2, 1 and 0 of four.
         let positions: Vec<Position> = [
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "r1bqk2r/pp3ppp/2n5/8/8/2N5/PP3PPP/R1BQK2R w KQkq - 0 1",
+            "4k3/pp3pp1/8/3r4/8/2R5/PP3PP1/4K3 b - - 0 1",
             "4k3/8/8/3q4/8/8/3P4/4K3 w - - 0 1",
         ]
         .iter()
@@ -126,32 +141,48 @@ mod tests {
                 .collect::<Result<_, _>>()
                 .expect("samples"),
         );
+        let stored: Vec<u8> = (0..positions.len())
+            .map(|i| samples.get(i).bucket)
+            .collect();
+        let want: &[u8] = if buckets == 4 { &[3, 2, 1, 0] } else { &[0; 4] };
+        assert_eq!(stored, want);
         for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
-            let mut model = Model::with_biases(layout.inputs(), 16, activation);
+            let mut model = Model::with_buckets(layout.inputs(), 16, activation, buckets);
             let shape = model.shape;
             let q = quantise(&model, layout);
             assert_eq!(q.clamped, 0);
             assert_eq!((q.net.hidden, q.net.inputs), (16, 768));
-            let net = Net::new(layout.clone(), q.net, "test").expect("a net for chess");
+            assert_eq!(q.net.buckets as usize, buckets);
+            let net = Arc::new(Net::new(layout.clone(), q.net, "test").expect("a net for chess"));
             for (i, pos) in positions.iter().enumerate() {
                 let s = samples.get(i);
                 let float = 400.0 * model.output(&s);
-                let int = net.evaluate(pos) as f32;
-                assert_eq!(net.evaluate_features(s.us, s.them), int as i32);
+                let engine = Accumulators::new(net.clone(), pos).evaluate(pos);
+                let bucket = usize::from(s.bucket);
+                assert_eq!(net.evaluate_features(s.us, s.them, bucket), engine);
+                assert_eq!(net.evaluate(pos), engine);
+                if buckets > 1 {
+                    // Another bucket's layer gives another score: the test
+                    // sees which one is used.
+                    let other = (bucket + 1) % buckets;
+                    assert_ne!(net.evaluate_features(s.us, s.them, other), engine);
+                }
                 // Each weight is rounded by up to half a step (1/510 for the
                 // feature weights, 1/2048 for the output weights): a few
                 // centipawns over 32 hidden values.
-                assert!(float.abs() > 50.0, "a test that sees the weights: {float}");
+                assert!(float.abs() > 10.0, "a test that sees the weights: {float}");
+                let int = engine as f32;
                 assert!(
                     (float - int).abs() < 4.0,
-                    "{activation:?}: {float} vs {int}"
+                    "{activation:?}, {buckets} buckets: {float} vs {int}"
                 );
             }
-            let loss = quantised_loss(&net, &samples, &[0, 1], 0.5);
+            let loss = quantised_loss(&net, &samples, &[0, 1, 2, 3], 0.5);
             assert!(loss.is_finite() && loss > 0.0, "{loss}");
             model.weights[3] = 200.0;
-            model.weights[shape.output_weights()] = -600.0;
-            assert_eq!(quantise(&model, layout).clamped, 2);
+            model.weights[shape.output_weights() + (buckets - 1) * 32] = -600.0;
+            model.weights[shape.output_bias() + buckets - 1] = 1e9;
+            assert_eq!(quantise(&model, layout).clamped, 3);
         }
     }
 }

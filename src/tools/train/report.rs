@@ -163,6 +163,14 @@ impl Report {
                 self.plan.batch_text()
             ),
         ];
+        // Said only of more than one bucket, so that a net of one is the
+        // file of a build without buckets.
+        if let Some(buckets) = self.plan.buckets_text() {
+            lines.push(format!(
+                "Output buckets {} by men (training positions): {buckets}",
+                a.buckets
+            ));
+        }
         // Said only of a schedule the step options could not ask for, so
         // that the older options still make the same bytes.
         if !c.is_plain_step() {

@@ -5,6 +5,7 @@
 use super::error::OptionError;
 use super::fit::CHUNKS;
 use crate::engine::eval::nnue::Activation;
+use crate::engine::eval::nnue::features::MAX_BUCKETS;
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::util::stop::Stop;
 
@@ -23,13 +24,17 @@ pub const ACTIVATIONS: [(&str, Activation, &str); 2] = [
     ),
 ];
 
-/// The network a run fits: `(inputs -> hidden) x 2 -> 1`.
+/// The network a run fits: `(inputs -> hidden) x 2 -> 1`, the output
+/// layer once per output bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Architecture {
     pub hidden: usize,
     pub activation: Activation,
     /// Train with the factoriser's virtual features (folded in at the end).
     pub factoriser: bool,
+    /// Output buckets by material (1..=[`MAX_BUCKETS`]; 1: one output
+    /// layer for every position).
+    pub buckets: usize,
 }
 
 impl Default for Architecture {
@@ -38,6 +43,7 @@ impl Default for Architecture {
             hidden: 128,
             activation: Activation::SquaredClippedRelu,
             factoriser: true,
+            buckets: 1,
         }
     }
 }
@@ -158,6 +164,9 @@ impl Architecture {
         if !(1..=MAX_HIDDEN as usize).contains(&self.hidden) {
             return Err(OptionError::Hidden(self.hidden));
         }
+        if !(1..=MAX_BUCKETS as usize).contains(&self.buckets) {
+            return Err(OptionError::Buckets(self.buckets));
+        }
         Ok(())
     }
 }
@@ -179,13 +188,16 @@ mod tests {
 
     #[test]
     fn settings_and_architectures_out_of_range_are_refused() {
-        let arch = |hidden| Architecture {
+        let arch = |hidden, buckets| Architecture {
             hidden,
+            buckets,
             ..Architecture::default()
         };
-        assert_eq!(arch(4096).check(), Ok(()));
-        assert_eq!(arch(0).check(), Err(OptionError::Hidden(0)));
-        assert_eq!(arch(4097).check(), Err(OptionError::Hidden(4097)));
+        assert_eq!(arch(4096, 16).check(), Ok(()));
+        assert_eq!(arch(0, 1).check(), Err(OptionError::Hidden(0)));
+        assert_eq!(arch(4097, 1).check(), Err(OptionError::Hidden(4097)));
+        assert_eq!(arch(16, 0).check(), Err(OptionError::Buckets(0)));
+        assert_eq!(arch(16, 17).check(), Err(OptionError::Buckets(17)));
         assert_eq!(Settings::default().check(), Ok(()));
         let d = Settings::default;
         for (settings, refusal) in [

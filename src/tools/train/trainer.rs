@@ -20,6 +20,7 @@ use super::report::{Losses, Report};
 use super::schedule::Schedule;
 use super::settings::{Architecture, Batch, Settings};
 use crate::engine::eval::Evaluator;
+use crate::engine::eval::nnue::features::MAX_BUCKETS;
 use crate::engine::eval::nnue::{Layout, Net};
 use crate::rules::variant::Variant;
 use std::sync::Arc;
@@ -148,6 +149,7 @@ impl Trainer {
             line("hidden", a.hidden.to_string()),
             line("activation", format!("{:?}", a.activation)),
             line("factoriser", a.factoriser.to_string()),
+            line("output buckets", a.buckets.to_string()),
             line("seed", settings.seed.to_string()),
             line("lambda", settings.lambda.to_string()),
             line("validation", settings.validation.to_string()),
@@ -180,6 +182,7 @@ impl Trainer {
                 layout,
                 factoriser: factoriser.as_ref(),
                 tables: self.evaluator.tables(),
+                buckets: arch.buckets,
             },
             settings.validation,
             settings.seed,
@@ -193,6 +196,13 @@ impl Trainer {
         if train.is_empty() {
             return Err(TrainError::NoTrainingPositions);
         }
+        let mut bucket_positions = [0; MAX_BUCKETS as usize];
+        for (n, count) in bucket_positions
+            .iter_mut()
+            .zip(samples.bucket_counts(&train, arch.buckets))
+        {
+            *n = count;
+        }
         let plan = Plan {
             positions: samples.len(),
             read_seconds: started.elapsed().as_secs_f64(),
@@ -202,6 +212,9 @@ impl Trainer {
             hidden: arch.hidden,
             batch: settings.batch.size(train.len()),
             batch_chosen: settings.batch == Batch::Auto,
+            buckets: arch.buckets,
+            bucket_positions,
+            start_men: layout.start_men(),
         };
         on_event(Event::Plan(plan));
         let fit_started = Instant::now();
@@ -209,6 +222,7 @@ impl Trainer {
             inputs: rows,
             hidden: arch.hidden,
             activation: arch.activation,
+            buckets: arch.buckets,
         };
         let fit = Fit {
             samples,

@@ -132,9 +132,10 @@ impl Accumulators {
         self.compute();
         let h = self.net.hidden();
         let (white, black) = self.values[self.top * 2 * h..(self.top + 1) * 2 * h].split_at(h);
+        let bucket = self.net.bucket(pos);
         match pos.side_to_move() {
-            Color::White => self.net.output(white, black),
-            Color::Black => self.net.output(black, white),
+            Color::White => self.net.output(white, black, bucket),
+            Color::Black => self.net.output(black, white, bucket),
         }
     }
 }

@@ -16,6 +16,28 @@ pub struct Layout {
     height: usize,
     kinds: usize,
     hash: u64,
+    /// Men on the board in the variant's start position (both sides'; a
+    /// stack is one man): what [`Layout::bucket`] measures material by.
+    start_men: usize,
+}
+
+/// Most output buckets a net may have.
+pub const MAX_BUCKETS: u32 = 16;
+
+/// The output bucket of a position with `men` men on the board (both
+/// sides'), of a variant that starts with `start_men`, for a net of
+/// `buckets` buckets: `min(buckets - 1, (men - 1) * buckets / start_men)`.
+/// The material from one man to the start position's is cut into
+/// `buckets` equal shares, the fewest men in bucket 0 and the start
+/// position (or more men) in the last; one bucket is always bucket 0.
+/// Engine and trainer both take it from here, so that a net is evaluated
+/// as it was trained.
+#[inline]
+pub fn output_bucket(men: usize, start_men: usize, buckets: usize) -> usize {
+    if buckets <= 1 {
+        return 0;
+    }
+    (men.saturating_sub(1) * buckets / start_men.max(1)).min(buckets - 1)
 }
 
 /// FNV-1a, 64 bits: the layout hash and the net file's checksum.
@@ -50,12 +72,34 @@ impl Layout {
             h = fnv1a_from(h, p.betza.as_bytes());
             h = fnv1a_from(h, &[0]);
         }
+        // The start FEN's board field: a letter of a man is one man, digits
+        // are runs of empty squares (the FEN was checked when the variant
+        // was compiled).
+        let board = v.start_fen.split_whitespace().next().unwrap_or("");
+        let start_men = board
+            .chars()
+            .filter(|&c| !c.is_ascii_digit() && v.type_of_letter(c).is_some())
+            .count();
         Layout {
             width: v.files,
             height: v.ranks,
             kinds: v.pieces.len(),
             hash: h,
+            start_men,
         }
+    }
+
+    /// Men on the board in the variant's start position.
+    pub fn start_men(&self) -> usize {
+        self.start_men
+    }
+
+    /// The output bucket of `pos` for a net of `buckets` buckets
+    /// ([`output_bucket`] of its men).
+    #[inline]
+    pub fn bucket(&self, pos: &Position, buckets: usize) -> usize {
+        let men = pos.men(Color::White).len() + pos.men(Color::Black).len();
+        output_bucket(men, self.start_men, buckets)
     }
 
     /// Number of inputs: 2 * kinds * width * height.
@@ -199,14 +243,35 @@ mod tests {
         }
     }
 
+    /// Bucket 0 holds the fewest men, the last the start position's and
+    /// more; one bucket is always bucket 0 (the start positions: below).
+    #[test]
+    fn output_buckets_follow_the_men_on_the_board() {
+        // 32 men in four buckets: 2..=8, 9..=16, 17..=24, 25..=32.
+        let buckets: Vec<usize> = [2, 8, 9, 16, 17, 24, 25, 32, 40]
+            .iter()
+            .map(|&m| output_bucket(m, 32, 4))
+            .collect();
+        assert_eq!(buckets, [0, 0, 1, 1, 2, 2, 3, 3, 3]);
+        assert_eq!(output_bucket(0, 0, 4), 0);
+        assert_eq!(output_bucket(30, 32, 1), 0);
+    }
+
     /// The start position has one active feature per man, the same set
-    /// from both sides when the start position is symmetric.
+    /// from both sides when the start position is symmetric; its men are
+    /// counted from its FEN as the board holds them, and it lies in the
+    /// last output bucket.
     #[test]
     fn active_features_of_the_start_positions() {
         for v in shipped() {
             let layout = Layout::new(&v);
             let pos = Position::from_fen(v.clone(), &v.start_fen).expect("start");
             let men = pos.men(Color::White).len() + pos.men(Color::Black).len();
+            assert_eq!(layout.start_men(), men, "{}", v.name);
+            for b in 1..=MAX_BUCKETS as usize {
+                assert_eq!(layout.bucket(&pos, b), b - 1, "{} {b}", v.name);
+                assert_eq!(output_bucket(2, men, b), 0, "{} {b}", v.name);
+            }
             let mut w = Vec::new();
             let mut b = vec![7];
             layout.active(&pos, Color::White, &mut w);

@@ -1,14 +1,31 @@
 //! The net file: a quantised network, its fields in a fixed little-endian
 //! layout closed by a checksum, written by the trainer and read (with every
 //! length checked before anything is allocated) by the engine.
+//!
+//! ```text
+//! magic "AMNN" | version u32 | layout hash u64 | inputs u32 | hidden u32
+//! | activation u8 | qa i32 | qb i32 | scale i32
+//! | buckets u32 (version 2 only; version 1 has one bucket)
+//! | provenance length u32 | provenance (UTF-8)
+//! | feature weights i16 x inputs x hidden (feature-major)
+//! | feature bias i16 x hidden
+//! | output weights i16 x buckets x 2 x hidden (bucket-major, the side to
+//!   move's half first in each) | output bias i32 x buckets
+//! | FNV-1a checksum u64 of everything before it
+//! ```
+//!
+//! A net of one output bucket is written as version 1, byte for byte the
+//! file of a build without buckets; a net of more as version 2.
 
-use super::features::{Layout, fnv1a};
+use super::features::{Layout, MAX_BUCKETS, fnv1a};
 use std::fmt;
 
 /// The file's first four bytes.
 pub const MAGIC: [u8; 4] = *b"AMNN";
-/// The only format version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The newest format version this build reads and writes: version 2 adds
+/// the output bucket count; version 1 (one bucket) is still read, and
+/// written for nets of one bucket.
+pub const VERSION: u32 = 2;
 /// Largest hidden layer a file may declare.
 pub const MAX_HIDDEN: u32 = 4096;
 /// Largest quantisation factors and output scale a file may declare: the
@@ -16,8 +33,9 @@ pub const MAX_HIDDEN: u32 = 4096;
 /// bounds on all three keep the output's arithmetic far from overflow.
 pub const MAX_QUANT: i32 = 32767;
 pub const MAX_SCALE: i32 = 100_000;
-/// Bytes before the provenance text: magic, version, layout hash, inputs,
-/// hidden, activation, qa, qb, scale, provenance length.
+/// Bytes before the provenance text in version 1: magic, version, layout
+/// hash, inputs, hidden, activation, qa, qb, scale, provenance length
+/// (version 2 has 4 more, the bucket count).
 const HEADER: usize = 4 + 4 + 8 + 4 + 4 + 1 + 4 + 4 + 4 + 4;
 
 /// The activation applied to each accumulator value, clamped to `0..=qa`.
@@ -43,7 +61,9 @@ impl Activation {
     }
 }
 
-/// A quantised network (inputs -> hidden) x 2 perspectives -> 1.
+/// A quantised network (inputs -> hidden) x 2 perspectives -> 1, the
+/// output layer once per output bucket (see
+/// [`output_bucket`](super::features::output_bucket)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Network {
     pub layout_hash: u64,
@@ -56,15 +76,18 @@ pub struct Network {
     pub qb: i32,
     /// Output centipawn scale (e.g. 400).
     pub scale: i32,
+    /// Output buckets, 1..=[`MAX_BUCKETS`].
+    pub buckets: u32,
     /// UTF-8 text: commands, seeds, data, losses.
     pub provenance: String,
     /// inputs * hidden, feature-major.
     pub feature_weights: Vec<i16>,
     /// hidden.
     pub feature_bias: Vec<i16>,
-    /// 2 * hidden: side to move's half first.
+    /// buckets * 2 * hidden, bucket by bucket: side to move's half first.
     pub output_weights: Vec<i16>,
-    pub output_bias: i32,
+    /// One a bucket.
+    pub output_bias: Vec<i32>,
 }
 
 /// Why a net file was refused; Display is a clear sentence; callers add
@@ -89,6 +112,8 @@ pub enum NetError {
         hidden: u32,
     },
     UnknownActivation(u8),
+    /// A bucket count of 0 or above [`MAX_BUCKETS`].
+    BadBuckets(u32),
     /// qa, qb or scale not positive or beyond the bounds.
     BadQuantisation {
         qa: i32,
@@ -117,7 +142,7 @@ impl fmt::Display for NetError {
             NetError::BadMagic => write!(f, "not a net file (it does not start with AMNN)"),
             NetError::UnsupportedVersion(v) => write!(
                 f,
-                "net file format version {v} is not supported (this build reads version {VERSION})"
+                "net file format version {v} is not supported (this build reads versions 1 to {VERSION})"
             ),
             NetError::LayoutMismatch { expected, found } => write!(
                 f,
@@ -130,6 +155,10 @@ impl fmt::Display for NetError {
                  (hidden must be 1..={MAX_HIDDEN}, inputs the variant's)"
             ),
             NetError::UnknownActivation(c) => write!(f, "unknown activation code {c}"),
+            NetError::BadBuckets(b) => write!(
+                f,
+                "the net's output bucket count {b} is out of range (it must be 1..={MAX_BUCKETS})"
+            ),
             NetError::BadQuantisation { qa, qb, scale } => write!(
                 f,
                 "the net's quantisation is out of range: qa {qa}, qb {qb}, scale {scale} \
@@ -205,7 +234,7 @@ impl Network {
             return Err(NetError::BadMagic);
         }
         let version = r.u32()?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(NetError::UnsupportedVersion(version));
         }
         let layout_hash = r.u64()?;
@@ -223,13 +252,21 @@ impl Network {
         {
             return Err(NetError::BadQuantisation { qa, qb, scale });
         }
+        let buckets = if version >= 2 { r.u32()? } else { 1 };
+        if !(1..=MAX_BUCKETS).contains(&buckets) {
+            return Err(NetError::BadBuckets(buckets));
+        }
         let provenance_len = r.u32()?;
         // The whole file's length, from the header, in u64 (no overflow):
         // checked before any allocation, so a bad header cannot ask for
         // more memory than the file itself holds.
-        let (n_in, n_hid) = (inputs as u64, hidden as u64);
-        let expected =
-            HEADER as u64 + provenance_len as u64 + 2 * (n_in * n_hid + n_hid + 2 * n_hid) + 4 + 8;
+        let (n_in, n_hid, n_b) = (inputs as u64, hidden as u64, buckets as u64);
+        let header = HEADER as u64 + if version >= 2 { 4 } else { 0 };
+        let expected = header
+            + provenance_len as u64
+            + 2 * (n_in * n_hid + n_hid + n_b * 2 * n_hid)
+            + 4 * n_b
+            + 8;
         let len = bytes.len() as u64;
         if len < expected {
             return Err(NetError::Truncated {
@@ -255,8 +292,10 @@ impl Network {
         let (ni, nh) = (inputs as usize, hidden as usize);
         let feature_weights = r.i16s(ni * nh)?;
         let feature_bias = r.i16s(nh)?;
-        let output_weights = r.i16s(2 * nh)?;
-        let output_bias = r.i32()?;
+        let output_weights = r.i16s(buckets as usize * 2 * nh)?;
+        let output_bias = (0..buckets)
+            .map(|_| r.i32())
+            .collect::<Result<Vec<i32>, NetError>>()?;
         Ok(Network {
             layout_hash,
             inputs,
@@ -265,6 +304,7 @@ impl Network {
             qa,
             qb,
             scale,
+            buckets,
             provenance,
             feature_weights,
             feature_bias,
@@ -273,23 +313,31 @@ impl Network {
         })
     }
 
+    /// The file's bytes: version 1 for a net of one bucket (the file a
+    /// build without buckets writes), else version 2.
     pub fn to_bytes(&self) -> Vec<u8> {
+        let version: u32 = if self.buckets == 1 { 1 } else { VERSION };
         let mut out = Vec::with_capacity(
             HEADER
+                + 4
                 + self.provenance.len()
                 + 2 * (self.feature_weights.len()
                     + self.feature_bias.len()
                     + self.output_weights.len())
-                + 12,
+                + 4 * self.output_bias.len()
+                + 8,
         );
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&self.layout_hash.to_le_bytes());
         out.extend_from_slice(&self.inputs.to_le_bytes());
         out.extend_from_slice(&self.hidden.to_le_bytes());
         out.push(self.activation.code());
         for x in [self.qa, self.qb, self.scale] {
             out.extend_from_slice(&x.to_le_bytes());
+        }
+        if version >= 2 {
+            out.extend_from_slice(&self.buckets.to_le_bytes());
         }
         out.extend_from_slice(&(self.provenance.len() as u32).to_le_bytes());
         out.extend_from_slice(self.provenance.as_bytes());
@@ -301,7 +349,9 @@ impl Network {
         {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        for b in &self.output_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let sum = fnv1a(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
@@ -328,6 +378,12 @@ impl Network {
     /// the same seed gives the same net. Its accumulators stay far inside
     /// i16 for any position of up to 512 men.
     pub fn random(layout: &Layout, hidden: u32, seed: u64) -> Network {
+        Network::random_with_buckets(layout, hidden, 1, seed)
+    }
+
+    /// [`Network::random`] with `buckets` output buckets (of one bucket,
+    /// the same net).
+    pub fn random_with_buckets(layout: &Layout, hidden: u32, buckets: u32, seed: u64) -> Network {
         let mut rng = crate::util::rng::Rng::new(seed);
         let mut small = |bound: u64| (rng.next_u64() % (2 * bound + 1)) as i16 - bound as i16;
         let inputs = layout.inputs();
@@ -336,20 +392,27 @@ impl Network {
             provenance: format!("random net, seed {seed}"),
             feature_weights: (0..inputs * h).map(|_| small(40)).collect(),
             feature_bias: (0..h).map(|_| small(200)).collect(),
-            output_weights: (0..2 * h).map(|_| small(64)).collect(),
-            output_bias: i32::from(small(1000)) * 64,
-            ..Network::zeroed(layout, hidden, Activation::ClippedRelu, [255, 64, 400])
+            output_weights: (0..buckets as usize * 2 * h).map(|_| small(64)).collect(),
+            output_bias: (0..buckets).map(|_| i32::from(small(1000)) * 64).collect(),
+            ..Network::zeroed(
+                layout,
+                hidden,
+                Activation::ClippedRelu,
+                [255, 64, 400],
+                buckets,
+            )
         }
     }
 
-    /// A network for `layout` of `hidden` neurons with `activation` and the
-    /// quantisation `[qa, qb, scale]`, every weight zero and no provenance:
-    /// the frame that the trainer fills in.
+    /// A network for `layout` of `hidden` neurons with `activation`, the
+    /// quantisation `[qa, qb, scale]` and `buckets` output buckets, every
+    /// weight zero and no provenance: the frame that the trainer fills in.
     pub fn zeroed(
         layout: &Layout,
         hidden: u32,
         activation: Activation,
         [qa, qb, scale]: [i32; 3],
+        buckets: u32,
     ) -> Network {
         let (inputs, h) = (layout.inputs(), hidden as usize);
         Network {
@@ -360,11 +423,12 @@ impl Network {
             qa,
             qb,
             scale,
+            buckets,
             provenance: String::new(),
             feature_weights: vec![0; inputs * h],
             feature_bias: vec![0; h],
-            output_weights: vec![0; 2 * h],
-            output_bias: 0,
+            output_weights: vec![0; buckets as usize * 2 * h],
+            output_bias: vec![0; buckets as usize],
         }
     }
 }
@@ -399,11 +463,96 @@ mod tests {
         for act in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
             let mut n = net();
             n.activation = act;
-            n.output_bias = -123_456;
+            n.output_bias = vec![-123_456];
             let bytes = n.to_bytes();
             assert_eq!(Network::from_bytes(&bytes), Ok(n.clone()));
             assert_eq!(Network::from_bytes(&bytes).map(|m| m.to_bytes()), Ok(bytes));
         }
+    }
+
+    /// A net of several buckets is written as version 2 with its bucket
+    /// count after the scale, and read back as it was; one of a single
+    /// bucket stays version 1.
+    #[test]
+    fn bucketed_nets_round_trip_as_version_2() {
+        for buckets in [2, 4, MAX_BUCKETS] {
+            let mut n = Network::random_with_buckets(&layout(), 8, buckets, 5);
+            n.activation = Activation::SquaredClippedRelu;
+            assert_eq!(n.output_weights.len(), buckets as usize * 16);
+            assert_eq!(n.output_bias.len(), buckets as usize);
+            let b = n.to_bytes();
+            assert_eq!(b[4..8], 2u32.to_le_bytes());
+            assert_eq!(b[37..41], buckets.to_le_bytes());
+            assert_eq!(b[41..45], (n.provenance.len() as u32).to_le_bytes());
+            let end = b.len() - 8;
+            assert_eq!(
+                b[end - 4..end],
+                n.output_bias[buckets as usize - 1].to_le_bytes()
+            );
+            assert_eq!(Network::from_bytes(&b), Ok(n.clone()));
+            assert_eq!(Network::from_bytes(&b).map(|m| m.to_bytes()), Ok(b));
+        }
+        let one = Network::random_with_buckets(&layout(), 8, 1, 3);
+        assert_eq!(one, Network::random(&layout(), 8, 3));
+        assert_eq!(one.to_bytes()[4..8], 1u32.to_le_bytes());
+    }
+
+    /// A version 1 file is a net of one bucket; the same net written as
+    /// version 2 (its bucket count 1) reads as the same net.
+    #[test]
+    fn version_1_files_read_as_one_bucket() {
+        let n = net();
+        let v1 = n.to_bytes();
+        let read = Network::from_bytes(&v1).expect("version 1");
+        assert_eq!((read.buckets, read.output_bias.len()), (1, 1));
+        let v2 = resealed(v1.clone(), |b| {
+            b[4..8].copy_from_slice(&2u32.to_le_bytes());
+            b.splice(37..37, 1u32.to_le_bytes());
+        });
+        assert_eq!(Network::from_bytes(&v2), Ok(read));
+    }
+
+    /// A bucket count of 0 or above the most is refused, and so is a file
+    /// cut anywhere or too short for the buckets its header gives.
+    #[test]
+    fn bad_bucket_counts_and_truncated_bucketed_files_are_refused() {
+        let bytes = Network::random_with_buckets(&layout(), 8, 4, 5).to_bytes();
+        for bad in [0, MAX_BUCKETS + 1, u32::MAX] {
+            let b = resealed(bytes.clone(), |b| {
+                b[37..41].copy_from_slice(&bad.to_le_bytes())
+            });
+            assert_eq!(Network::from_bytes(&b), Err(NetError::BadBuckets(bad)));
+        }
+        for cut in [
+            38,
+            41,
+            45,
+            bytes.len() / 2,
+            bytes.len() - 20,
+            bytes.len() - 1,
+        ] {
+            assert!(
+                matches!(
+                    Network::from_bytes(&bytes[..cut]),
+                    Err(NetError::Truncated { .. })
+                ),
+                "cut {cut}"
+            );
+        }
+        // More buckets than the file holds weights for.
+        let b = resealed(bytes.clone(), |b| {
+            b[37..41].copy_from_slice(&MAX_BUCKETS.to_le_bytes())
+        });
+        assert!(matches!(
+            Network::from_bytes(&b),
+            Err(NetError::Truncated { .. })
+        ));
+        // Fewer: bytes left over.
+        let b = resealed(bytes, |b| b[37..41].copy_from_slice(&2u32.to_le_bytes()));
+        assert!(matches!(
+            Network::from_bytes(&b),
+            Err(NetError::TrailingBytes { .. })
+        ));
     }
 
     #[test]
@@ -422,7 +571,7 @@ mod tests {
         assert_eq!(b[37..41], (n.provenance.len() as u32).to_le_bytes());
         let end = b.len() - 8;
         assert_eq!(b[end..], fnv1a(&b[..end]).to_le_bytes());
-        assert_eq!(b[end - 4..end], n.output_bias.to_le_bytes());
+        assert_eq!(b[end - 4..end], n.output_bias[0].to_le_bytes());
     }
 
     #[test]
@@ -448,11 +597,15 @@ mod tests {
         assert_eq!(Network::from_bytes(&b), Err(NetError::BadMagic));
         assert_eq!(Network::from_bytes(b"PK"), Err(NetError::BadMagic));
         assert_eq!(Network::from_bytes(b"{\"a\": 1}"), Err(NetError::BadMagic));
-        let b = resealed(bytes, |b| b[4..8].copy_from_slice(&2u32.to_le_bytes()));
-        assert_eq!(
-            Network::from_bytes(&b),
-            Err(NetError::UnsupportedVersion(2))
-        );
+        for v in [0, 3] {
+            let b = resealed(bytes.clone(), |b| {
+                b[4..8].copy_from_slice(&u32::to_le_bytes(v))
+            });
+            assert_eq!(
+                Network::from_bytes(&b),
+                Err(NetError::UnsupportedVersion(v))
+            );
+        }
     }
 
     #[test]
@@ -557,6 +710,7 @@ mod tests {
                 hidden: 0,
             },
             NetError::UnknownActivation(3),
+            NetError::BadBuckets(17),
             NetError::BadQuantisation {
                 qa: 0,
                 qb: 0,

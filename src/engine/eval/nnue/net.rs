@@ -2,7 +2,7 @@
 //! variant's feature layout, with the kernel that runs its arithmetic, and
 //! the output computed from the two perspectives' accumulators.
 
-use super::features::Layout;
+use super::features::{Layout, MAX_BUCKETS};
 use super::format::{Activation, MAX_QUANT, MAX_SCALE, NetError, Network};
 use super::kernels::Kernel;
 use crate::rules::board::Position;
@@ -28,8 +28,12 @@ impl fmt::Debug for Net {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Net({}: {} inputs, {} hidden, {:?})",
-            self.name, self.network.inputs, self.network.hidden, self.network.activation
+            "Net({}: {} inputs, {} hidden, {:?}, {} output bucket(s))",
+            self.name,
+            self.network.inputs,
+            self.network.hidden,
+            self.network.activation,
+            self.network.buckets
         )
     }
 }
@@ -41,10 +45,15 @@ impl Net {
         network.check_layout(&layout)?;
         let n = &network;
         let (inputs, hidden) = (n.inputs as usize, n.hidden as usize);
+        if !(1..=MAX_BUCKETS).contains(&n.buckets) {
+            return Err(NetError::BadBuckets(n.buckets));
+        }
+        let buckets = n.buckets as usize;
         if hidden == 0
             || n.feature_weights.len() != inputs * hidden
             || n.feature_bias.len() != hidden
-            || n.output_weights.len() != 2 * hidden
+            || n.output_weights.len() != buckets * 2 * hidden
+            || n.output_bias.len() != buckets
         {
             return Err(NetError::BadSizes {
                 inputs: n.inputs,
@@ -98,6 +107,16 @@ impl Net {
     pub fn hidden(&self) -> usize {
         self.network.hidden as usize
     }
+    /// Output buckets (1..=[`MAX_BUCKETS`]).
+    pub fn buckets(&self) -> usize {
+        self.network.buckets as usize
+    }
+
+    /// The output bucket of `pos`: [`Layout::bucket`] of its men.
+    #[inline]
+    pub fn bucket(&self, pos: &Position) -> usize {
+        self.layout.bucket(pos, self.buckets())
+    }
 
     /// The row of feature weights of feature `f`.
     #[inline]
@@ -130,29 +149,29 @@ impl Net {
         }
     }
 
-    /// The score in centipawns for the side whose accumulator is `us`:
-    /// `(sum a(us) * w_us + sum a(them) * w_them + output_bias) * scale /
-    /// (qa * qb)`, the squared activation's sums first divided by `qa`
-    /// (divisions round toward zero), within [`NET_SCORE_LIMIT`].
+    /// The score in centipawns for the side whose accumulator is `us`, by
+    /// the output layer of `bucket` (below [`Net::buckets`]; see
+    /// [`Net::bucket`]): `(sum a(us) * w_us + sum a(them) * w_them +
+    /// output_bias) * scale / (qa * qb)`, the squared activation's sums
+    /// first divided by `qa` (divisions round toward zero), within
+    /// [`NET_SCORE_LIMIT`].
     #[inline]
-    pub fn output(&self, us: &[i16], them: &[i16]) -> i32 {
+    pub fn output(&self, us: &[i16], them: &[i16], bucket: usize) -> i32 {
         let n = &self.network;
         let h = self.hidden();
         // qa was checked to lie in 1..=32767.
         let qa = n.qa as i16;
-        let sums = self
-            .kernel
-            .dot(n.activation, qa, us, &n.output_weights[..h])
-            + self
-                .kernel
-                .dot(n.activation, qa, them, &n.output_weights[h..]);
+        let weights = &n.output_weights[bucket * 2 * h..(bucket + 1) * 2 * h];
+        let sums = self.kernel.dot(n.activation, qa, us, &weights[..h])
+            + self.kernel.dot(n.activation, qa, them, &weights[h..]);
         // i128: a squared net's sums reach 2^58 before the division, and
         // the scale multiplies them.
         let sums = match n.activation {
             Activation::ClippedRelu => sums as i128,
             Activation::SquaredClippedRelu => sums as i128 / n.qa as i128,
         };
-        let cp = (sums + n.output_bias as i128) * n.scale as i128 / (n.qa as i128 * n.qb as i128);
+        let cp = (sums + n.output_bias[bucket] as i128) * n.scale as i128
+            / (n.qa as i128 * n.qb as i128);
         cp.clamp(-(NET_SCORE_LIMIT as i128), NET_SCORE_LIMIT as i128) as i32
     }
 
@@ -162,17 +181,18 @@ impl Net {
         let (mut us, mut them) = (Vec::new(), Vec::new());
         self.layout.active(pos, stm, &mut us);
         self.layout.active(pos, stm.flip(), &mut them);
-        self.evaluate_features(&us, &them)
+        self.evaluate_features(&us, &them, self.bucket(pos))
     }
 
     /// The score for the side to move, from scratch, of the active
-    /// features of its perspective (`us`) and the other side's (`them`).
-    pub fn evaluate_features(&self, us: &[u32], them: &[u32]) -> i32 {
+    /// features of its perspective (`us`) and the other side's (`them`),
+    /// by the output layer of `bucket`.
+    pub fn evaluate_features(&self, us: &[u32], them: &[u32], bucket: usize) -> i32 {
         let h = self.hidden();
         let (mut ours, mut theirs) = (vec![0i16; h], vec![0i16; h]);
         self.accumulate(us, &mut ours);
         self.accumulate(them, &mut theirs);
-        self.output(&ours, &theirs)
+        self.output(&ours, &theirs, bucket)
     }
 }
 
@@ -194,20 +214,20 @@ mod tests {
         let mut n = Network::random(&layout, 1, 1);
         n.feature_bias = vec![100];
         n.output_weights = vec![3, -2];
-        n.output_bias = 640;
+        n.output_bias = vec![640];
         n.qa = 255;
         n.qb = 64;
         n.scale = 400;
         let net = Net::new(layout.clone(), n.clone(), "t").expect("net");
         // (100 * 3 + 50 * -2 + 640) * 400 / (255 * 64) = 336000 / 16320
-        assert_eq!(net.output(&[100], &[50]), 20);
-        assert_eq!(net.output(&[-100], &[-50]), 640 * 400 / 16320);
+        assert_eq!(net.output(&[100], &[50], 0), 20);
+        assert_eq!(net.output(&[-100], &[-50], 0), 640 * 400 / 16320);
         // Clamped: a(-7) = 0, a(300) = 255.
-        assert_eq!(net.output(&[-7], &[300]), (-510 + 640) * 400 / 16320);
+        assert_eq!(net.output(&[-7], &[300], 0), (-510 + 640) * 400 / 16320);
         n.activation = Activation::SquaredClippedRelu;
         let net = Net::new(layout.clone(), n.clone(), "t").expect("net");
         // (100^2 * 3 + 50^2 * -2) / 255 + 640 = 25000 / 255 + 640 = 738
-        assert_eq!(net.output(&[100], &[50]), 738 * 400 / 16320);
+        assert_eq!(net.output(&[100], &[50], 0), 738 * 400 / 16320);
         let pos = Position::from_fen(v.clone(), "4k3/8/8/8/8/8/8/4K3 b - - 0 1").expect("fen");
         assert_eq!(net.evaluate(&pos), {
             let mut us = [100i16];
@@ -219,7 +239,7 @@ mod tests {
                     acc[0] = acc[0].wrapping_add(n.feature_weights[x as usize]);
                 }
             }
-            net.output(&us, &them)
+            net.output(&us, &them, 0)
         });
     }
 
@@ -233,14 +253,14 @@ mod tests {
             n.qb = 1;
             n.scale = MAX_SCALE;
             n.output_weights.fill(i16::MAX);
-            n.output_bias = i32::MAX;
+            n.output_bias = vec![i32::MAX];
             let net = Net::new(layout.clone(), n.clone(), "t").expect("net");
             let full = vec![i16::MAX; 64];
-            assert_eq!(net.output(&full, &full), NET_SCORE_LIMIT);
+            assert_eq!(net.output(&full, &full, 0), NET_SCORE_LIMIT);
             n.output_weights.fill(i16::MIN);
-            n.output_bias = i32::MIN;
+            n.output_bias = vec![i32::MIN];
             let net = Net::new(layout.clone(), n, "t").expect("net");
-            assert_eq!(net.output(&full, &full), -NET_SCORE_LIMIT);
+            assert_eq!(net.output(&full, &full, 0), -NET_SCORE_LIMIT);
         }
     }
 
@@ -261,6 +281,18 @@ mod tests {
             Net::new(layout.clone(), q, "t"),
             Err(NetError::BadQuantisation { .. })
         ));
+        let mut two = good.clone();
+        two.buckets = 2;
+        assert!(matches!(
+            Net::new(layout.clone(), two, "t"),
+            Err(NetError::BadSizes { .. })
+        ));
+        let mut none = good.clone();
+        none.buckets = 0;
+        assert_eq!(
+            Net::new(layout.clone(), none, "t").err(),
+            Some(NetError::BadBuckets(0))
+        );
         let other = Layout::new(&VariantSet::builtin().compile("compound").expect("compound"));
         assert!(matches!(
             Net::new(other, good, "t"),

@@ -220,12 +220,13 @@ fn kernels_agree_on_random_positions() {
     }
     let mut rng = Rng::new(0x5EED);
     for v in shipped() {
-        for (hidden, activation) in [
-            (64, super::Activation::ClippedRelu),
-            (33, super::Activation::SquaredClippedRelu),
+        for (hidden, activation, buckets) in [
+            (64, super::Activation::ClippedRelu, 1),
+            (33, super::Activation::SquaredClippedRelu, 4),
         ] {
             let layout = Layout::new(&v);
-            let mut network = Network::random(&layout, hidden, rng.next_u64());
+            let mut network =
+                Network::random_with_buckets(&layout, hidden, buckets, rng.next_u64());
             network.activation = activation;
             let base = Net::new(layout, network, "random").expect("net");
             let nets: Vec<Arc<Net>> = kernels
