@@ -43,6 +43,7 @@ fn scratch_dir(name: &str) -> PathBuf {
 use crate::engine::eval::Evaluator;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
+use crate::tools::train::report::positions_trained;
 use crate::tools::train::settings::StopRequest;
 use crate::tools::train::{
     Architecture, Batch, DataFiles, Event, Schedule, Settings, Trainer, loss_text,
@@ -408,7 +409,17 @@ impl Learn<'_> {
 
     fn make_data(&mut self, g: u32) -> Result<Next, String> {
         let sizes = self.opts.sizes;
-        let target = sizes.generation_positions(self.history.positions_before(g));
+        let (evaluator, best) = self.best_evaluator(g)?;
+        // The variant's own net, made elsewhere: the data it was trained
+        // on are the measure of what a candidate needs.
+        let rival = match best {
+            "variant-net" => evaluator
+                .net()
+                .and_then(|n| positions_trained(&n.network().provenance))
+                .unwrap_or(0),
+            _ => 0,
+        };
+        let target = sizes.generation_positions(self.history.positions_before(g), rival);
         // With a budget and no fixed size, the games go on past the target
         // for a share of the time left: more data make a better net, and
         // the rest of the time is the training's and the gate's.
@@ -422,10 +433,12 @@ impl Learn<'_> {
             until: past_target.map(|t| now + t),
             most: sizes.max_positions.max(target),
         };
-        let (evaluator, best) = self.best_evaluator(g)?;
         let mut start = Line::new("data-start")
             .with("gen", g)
             .with("target", target);
+        if rival > 0 {
+            start = start.with("best_trained_on", rival);
+        }
         if let Some(t) = past_target {
             start = start.with("until_seconds", t.as_secs());
         }

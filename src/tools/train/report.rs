@@ -53,6 +53,22 @@ impl Losses {
     }
 }
 
+/// How the provenance's line of positions starts.
+const POSITIONS_LINE: &str = "Positions: ";
+
+/// The positions (training and validation) a net was trained on, read
+/// from the provenance that `train` wrote into it; none when the text has
+/// no such line (a net made elsewhere) or its numbers do not read.
+pub fn positions_trained(provenance: &str) -> Option<usize> {
+    let line = provenance
+        .lines()
+        .find_map(|l| l.strip_prefix(POSITIONS_LINE))?;
+    let (training, rest) = line.split_once(" training, ")?;
+    let validation = rest.strip_suffix(" validation")?;
+    let number = |s: &str| s.trim().parse::<usize>().ok();
+    number(training)?.checked_add(number(validation)?)
+}
+
 /// The schedule in words: its decay and its warm-up.
 pub fn schedule_text(c: &Schedule) -> String {
     let decay = match c.decay() {
@@ -178,7 +194,7 @@ impl Report {
         }
         lines.extend([
             format!(
-                "Positions: {} training, {} validation",
+                "{POSITIONS_LINE}{} training, {} validation",
                 self.plan.training, self.plan.validation
             ),
             format!("Loss {}", self.losses.text("quantised")),
@@ -207,6 +223,26 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shipped nets' provenance gives their positions; text without
+    /// the line or with numbers that do not read gives none.
+    #[test]
+    fn a_nets_trained_positions_are_read_from_its_provenance() {
+        for (name, bytes) in crate::engine::eval::nnue::EMBEDDED_NETS {
+            let net = Network::from_bytes(bytes).expect("a shipped net");
+            let n = positions_trained(&net.provenance).unwrap_or(0);
+            assert!(n > 1_000_000, "{name}: {n}");
+        }
+        let text = "Seed 1\nPositions: 2700089 training, 300009 validation\nLoss";
+        assert_eq!(positions_trained(text), Some(3_000_098));
+        assert_eq!(positions_trained("Seed 1\nLoss"), None);
+        assert_eq!(
+            positions_trained("Positions: x training, 5 validation"),
+            None
+        );
+        let huge = format!("Positions: {} training, 1 validation", usize::MAX);
+        assert_eq!(positions_trained(&huge), None);
+    }
 
     #[test]
     fn only_a_net_worse_than_the_hand_written_evaluation_is_warned_of() {
