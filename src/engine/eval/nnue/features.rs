@@ -98,6 +98,10 @@ impl Layout {
     /// ([`output_bucket`] of its men).
     #[inline]
     pub fn bucket(&self, pos: &Position, buckets: usize) -> usize {
+        // Every evaluation asks: a net of one bucket needs no count.
+        if buckets <= 1 {
+            return 0;
+        }
         let men = pos.men(Color::White).len() + pos.men(Color::Black).len();
         output_bucket(men, self.start_men, buckets)
     }
