@@ -127,6 +127,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--activation",
             "--no-factoriser",
             "--output-buckets",
+            "--init",
         ],
     ),
     (
@@ -143,6 +144,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--window",
             "--hidden",
             "--epochs",
+            "--fresh",
             "--batch",
             "--lambda",
             "--output-buckets",

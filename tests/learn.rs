@@ -183,6 +183,25 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
         })
         .collect();
     let last = promoted.last().expect("a promotion");
+    // Generation 1 trains from random weights (the variant has no net);
+    // generation 2 from the best net's when generation 1 made one.
+    let start_of = |g: u32| {
+        let line = log
+            .lines()
+            .find(|l| l.contains(&format!(" train-start gen={g} ")))
+            .expect("train-start");
+        line.split(' ')
+            .find_map(|w| w.strip_prefix("start="))
+            .expect("start=")
+            .to_string()
+    };
+    assert_eq!(start_of(1), "random", "{log}");
+    let second_start = if promoted.contains(&1) {
+        "best"
+    } else {
+        "random"
+    };
+    assert_eq!(start_of(2), second_start, "{log}");
     let candidate = std::fs::read(dir.join(format!("gen-{last:04}/candidate.nnue"))).expect("net");
     assert_eq!(best, candidate);
     let svg = std::fs::read_to_string(dir.join("progress.svg")).expect("progress.svg");

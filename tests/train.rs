@@ -792,3 +792,76 @@ fn a_net_of_four_output_buckets_loads_and_plays_in_the_engine() {
     assert!(ok && out.contains("bestmove"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A training from a net's weights starts where the net is: its loss
+/// before the first epoch is the net's (not a random start's), its
+/// provenance says so, and a run whose every epoch is worse writes the net
+/// it started from. A net of another size, another variant or no net at
+/// all is refused before the data are read.
+#[test]
+fn a_training_from_a_net_starts_where_the_net_is() {
+    let dir = scratch("init");
+    let (first, out, err) = train_chess_ok(&dir, &FIT);
+    let random_start = number_after(&out, "loss before: training ");
+    let net_loss = number_after(&out, "quantised net: validation ");
+    let start = dir.join("start.nnue").to_string_lossy().into_owned();
+    std::fs::copy(&first, &start).expect("copy");
+    let go_on = |lr: &str| {
+        let mut args = FIT.to_vec();
+        args.extend(["--epochs", "2", "--lr", lr, "--init", &start]);
+        train_chess_ok(&dir, &args)
+    };
+    let (net_file, out2, _) = go_on("0.0005");
+    let before = number_after(&out2, "loss before: training ");
+    let losses = &out2[out2.find("loss before: ").expect("losses")..];
+    let before_validation = number_after(losses, ", validation ");
+    assert!(
+        (before_validation - net_loss).abs() < 0.02 * net_loss,
+        "{before_validation} vs the net's {net_loss}: {out}{err}\n{out2}"
+    );
+    assert!(before < random_start / 2.0, "{before} vs {random_start}");
+    provenance_has(
+        &net_file,
+        &format!("Started from the weights of {start} (checksum "),
+    );
+    // A step so large that every epoch is worse: the start is written.
+    let (net_file, out3, _) = go_on("0.5");
+    assert!(
+        out3.contains("the net of epoch 0 is written (the net it started from"),
+        "{out3}"
+    );
+    let (written, started) = (read_net(&net_file), read_net(&start));
+    assert!(written.feature_weights == started.feature_weights);
+    assert!(written.output_weights == started.output_weights);
+    assert_eq!(written.output_bias, started.output_bias);
+
+    for (args, refusal) in [
+        (
+            vec!["--hidden", "32", "--init", &start],
+            format!("--init {start} cannot be trained on: hidden size 16, not 32"),
+        ),
+        (
+            vec!["--hidden", "16", "--output-buckets", "2", "--init", &start],
+            format!("--init {start} cannot be trained on: 1 output bucket(s), not 2"),
+        ),
+        (
+            vec![
+                "--init",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/nets/compound.nnue"),
+            ],
+            "cannot be trained on: not a net of chess".to_string(),
+        ),
+        (
+            vec!["--init", &fixture()],
+            format!("--init {}: ", fixture()),
+        ),
+    ] {
+        let net_file = dir.join("refused.nnue").to_string_lossy().into_owned();
+        let mut line = vec!["--out", &net_file];
+        line.extend(args);
+        let (ok, out, err) = train_chess(&dir, &line);
+        assert!(!ok && err.contains(&refusal), "{refusal}: {out}{err}");
+        assert!(!out.contains("epoch 1"), "{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

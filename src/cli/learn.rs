@@ -10,7 +10,7 @@ use crate::tools::learn::gate::{
 };
 use crate::tools::learn::sizes::{MAX_POSITIONS, MIN_POSITIONS, Sizes, WINDOW};
 use crate::tools::learn::{
-    DEFAULT_EPOCHS, DEFAULT_LAMBDA, DEFAULT_NODES, Ended, LearnOptions, Phase, Status, Stop,
+    DEFAULT_LAMBDA, DEFAULT_NODES, Ended, LearnOptions, Phase, Status, Stop,
 };
 use crate::tools::matches::config::MAX_GAMES;
 use crate::tools::matches::limits::TimeControl;
@@ -83,10 +83,16 @@ pub struct Learn {
           value_parser = RangedU64ValueParser::<usize>::new()
               .range(1..=u64::from(crate::engine::eval::nnue::format::MAX_HIDDEN)))]
     hidden: Option<usize>,
-    /// Epochs of each training (the last fifth at a tenth of the step size)
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_EPOCHS,
+    /// Epochs of each training, the last fifth at a tenth of the step size
+    /// (default: 30 from random weights, 10 from the best net's)
+    #[arg(long, value_name = "N",
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000))]
-    epochs: usize,
+    epochs: Option<usize>,
+    /// Train every candidate from random weights (by default a candidate
+    /// of the best net's size starts from its weights, at step size 0.0003
+    /// instead of 0.001)
+    #[arg(long)]
+    fresh: bool,
     /// Positions per step (default: chosen for the data, as train does)
     #[arg(long, value_name = "B",
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1 << 24))]
@@ -198,6 +204,7 @@ impl Learn {
                 hidden: self.hidden,
             },
             epochs: self.epochs,
+            fresh: self.fresh,
             batch: self.batch.map_or(Batch::Auto, Batch::Given),
             lambda: self.lambda as f32,
             output_buckets: self.output_buckets,

@@ -4,12 +4,12 @@
 
 use super::files::number_in;
 use super::{CommandResult, MAX_THREADS, compile};
-use crate::engine::eval::nnue::{Activation, features::MAX_BUCKETS, format::MAX_HIDDEN};
+use crate::engine::eval::nnue::{Activation, Network, features::MAX_BUCKETS, format::MAX_HIDDEN};
 use crate::rules::variant_set::VariantSet;
 use crate::tools::datafile::LoadError;
 use crate::tools::train::{
     ACTIVATIONS, Architecture, Batch, DECAYS, DataFiles, Epoch, Event, OptionError, Plan, Report,
-    Schedule, Settings, StopRequest, TrainError, Trainer, loss_text,
+    Schedule, Settings, StartNet, StopRequest, TrainError, Trainer, loss_text,
 };
 use crate::util::stop::Stop;
 use clap::Args;
@@ -115,6 +115,11 @@ pub struct Train {
     /// run writes
     #[arg(long)]
     resume: bool,
+    /// Start from the weights of this net file (of the variant and of the
+    /// same --hidden, --activation and --output-buckets) instead of random
+    /// ones: the net goes on learning from the new data
+    #[arg(long, value_name = "NET")]
+    init: Option<String>,
     /// Train without the factoriser (a shared row per colour and kind,
     /// folded into the squares' rows at the end)
     #[arg(long)]
@@ -284,6 +289,7 @@ impl Train {
             command: recorded_command(&command),
             checkpoint: self.checkpoint.clone(),
             resume: self.resume,
+            init: self.init.as_deref().map(read_start_net).transpose()?,
             stop: StopRequest(Some(stop.clone())),
         };
         let mut progress = Progress::new();
@@ -312,6 +318,18 @@ impl Train {
         print_report(&report);
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The net file of `--init`, read and checked as a net file (its fit to
+/// the variant is the trainer's to check).
+fn read_start_net(path: &str) -> Result<StartNet, String> {
+    let bytes = crate::util::textfile::read_bytes(path, crate::util::textfile::MAX_NET_BYTES)
+        .map_err(|e| format!("--init {path}: {e}"))?;
+    let network = Network::from_bytes(&bytes).map_err(|e| format!("--init {path}: {e}"))?;
+    Ok(StartNet {
+        name: path.to_string(),
+        network,
+    })
 }
 
 /// The command line recorded in the net file: without `--resume`, so

@@ -166,6 +166,9 @@ pub struct Generation {
     /// The trained candidate's validation loss (quantised) and the
     /// hand-written evaluation's on the same positions, where known.
     pub losses: Option<(f64, f64)>,
+    /// The candidate is the net it was trained from, unchanged: no epoch
+    /// predicted the validation positions better.
+    pub start_kept: bool,
     pub gate: Option<GateRecord>,
 }
 
@@ -229,6 +232,7 @@ impl History {
                 generation.trained = false;
                 generation.validation.clear();
                 generation.losses = None;
+                generation.start_kept = false;
             }
             "epoch" => {
                 if let Some(loss) = line.number("validation") {
@@ -237,6 +241,7 @@ impl History {
             }
             "train-end" => {
                 generation.trained = true;
+                generation.start_kept = line.get("start_kept") == Some("yes");
                 generation.losses = line
                     .number("validation")
                     .zip(line.number("hand_written"))
@@ -297,14 +302,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_training_end_keeps_its_losses_and_a_new_start_clears_them() {
+    fn a_training_end_keeps_its_losses_and_whether_it_kept_its_start_and_a_new_start_clears_them() {
         let text = "t train-start gen=1 positions=5\n\
                     t train-end gen=1 validation=0.035686 hand_written=0.032323 epoch_written=3\n\
                     t train-start gen=2 positions=9\n\
                     t train-end gen=2 validation=none hand_written=0.03\n\
-                    t train-end gen=3 validation=0.02 hand_written=0.03\n\
-                    t train-start gen=3 positions=12\n";
+                    t train-end gen=3 validation=0.02 hand_written=0.03 start_kept=yes\n\
+                    t train-start gen=3 positions=12\n\
+                    t train-end gen=4 validation=0.02 hand_written=0.03 start_kept=yes\n\
+                    t train-end gen=5 validation=0.02 hand_written=0.03 start_kept=no\n";
         let h = History::parse(text);
+        let kept: Vec<bool> = (1..=5).map(|g| h.generations[&g].start_kept).collect();
+        assert_eq!(kept, [false, false, false, true, false]);
         let losses = |g| h.generations.get(&g).and_then(|r| r.losses);
         assert_eq!(losses(1), Some((0.035686, 0.032323)));
         assert_eq!(losses(2), None);

@@ -214,6 +214,12 @@ pub enum TrainError {
     NetRefused(NetError),
     /// A checkpoint that cannot be resumed.
     Checkpoint(CheckpointError),
+    /// The net to start from is not of this variant or architecture: its
+    /// name, and what differs.
+    StartNet {
+        name: String,
+        why: String,
+    },
     /// A stop request ended the run after `epochs` epochs and `batches`
     /// batches of the next, with the checkpoint written.
     Stopped {
@@ -268,6 +274,9 @@ impl fmt::Display for TrainError {
                 )
             }
             TrainError::NetRefused(e) => write!(f, "the trained net is refused: {e}"),
+            TrainError::StartNet { name, why } => {
+                write!(f, "--init {name} cannot be trained on: {why}")
+            }
         }
     }
 }

@@ -54,6 +54,9 @@ pub struct FitState {
     /// The epoch after the last one finished, where a stop ended it
     /// between two batches.
     pub(super) partial: Option<Partial>,
+    /// The weights are a trained net's, a candidate for the net written
+    /// (until the starting losses are taken; a checkpoint holds `best`).
+    from_net: bool,
 }
 
 /// An epoch stopped between two batches: the batches done (after its
@@ -114,8 +117,23 @@ impl FitState {
     /// the initial weights and the shuffles each draw from a stream of
     /// their own of `seed`.
     pub fn new(shape: Shape, train: Vec<u32>, seed: u64) -> FitState {
+        let model = Model::new(shape, seed ^ 0xA076_1D64_78BD_642F);
+        FitState::starting(model, train, seed, false)
+    }
+
+    /// The start of a fit from the weights of `model` (a net trained
+    /// before), the shuffles drawn from `seed` as [`FitState::new`]'s. The
+    /// start counts as epoch 0 in the choice of the epoch written: a fit
+    /// whose epochs all lose to it writes the net it started from.
+    pub fn from_model(model: Model, train: Vec<u32>, seed: u64) -> FitState {
+        FitState::starting(model, train, seed, true)
+    }
+
+    fn starting(model: Model, train: Vec<u32>, seed: u64, from_net: bool) -> FitState {
+        let shape = model.shape;
         FitState {
-            model: Model::new(shape, seed ^ 0xA076_1D64_78BD_642F),
+            from_net,
+            model,
             adam: Adam::new(shape.size(), AdamSettings::default()),
             rng: Rng::new(seed ^ 0xE703_7ED1_A0B4_28DB),
             train,
@@ -142,6 +160,7 @@ impl FitState {
         partial: Option<Partial>,
     ) -> FitState {
         FitState {
+            from_net: false,
             grad: vec![0.0; model.weights.len()],
             model,
             adam,
@@ -165,12 +184,20 @@ impl Fit<'_> {
     /// of each epoch, save the state after each, and may stop the fit
     /// between two batches (the state saved there too).
     pub fn run(&self, mut state: FitState, hooks: &mut Hooks) -> Result<FitEnd, TrainError> {
-        let before = *state.before.get_or_insert_with(|| {
-            (
-                mean_loss(&state.model, self.samples, &state.train, self.lambda),
-                self.validation_loss(&state.model),
-            )
-        });
+        let before = match state.before {
+            Some(before) => before,
+            None => {
+                let before = (
+                    mean_loss(&state.model, self.samples, &state.train, self.lambda),
+                    self.validation_loss(&state.model),
+                );
+                state.before = Some(before);
+                if let (true, Some(v)) = (state.from_net, before.1) {
+                    state.best = Some((0, v, state.model.weights.clone()));
+                }
+                before
+            }
+        };
         while state.epochs.len() < self.schedule.epochs() {
             if let Some(stopped) = self.epoch(&mut state, hooks)? {
                 return Ok(stopped);

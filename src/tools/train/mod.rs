@@ -41,5 +41,5 @@ pub use events::{Epoch, Event, Plan};
 pub use loader::DataFiles;
 pub use report::{Report, WorseThanHandWritten, loss_text};
 pub use schedule::{DECAYS, Decay, Schedule};
-pub use settings::{ACTIVATIONS, Architecture, Batch, Settings, StopRequest};
+pub use settings::{ACTIVATIONS, Architecture, Batch, Settings, StartNet, StopRequest};
 pub use trainer::Trainer;

@@ -2,11 +2,13 @@
 //! weights and biases times `qa`, output weights times `qb`, the output
 //! biases times `qa * qb` (each output bucket's layer alike), each rounded and clamped to its integer range
 //! (the clamped weights counted); and the quantised network's loss on
-//! held-out positions, each evaluated by the engine's own net code.
+//! held-out positions, each evaluated by the engine's own net code; and
+//! back: a net file's integer network as the float one a training starts
+//! from.
 
 use super::data::Samples;
 use super::fit::mean_squared_error;
-use super::model::{Model, SCALE, sigmoid, target};
+use super::model::{Model, SCALE, Shape, sigmoid, target};
 use crate::engine::eval::nnue::{Layout, Net, Network};
 
 /// Accumulator quantisation: a float 1.0 is 255.
@@ -69,6 +71,37 @@ pub fn quantise(model: &Model, layout: &Layout) -> Quantised {
         *q = bias.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
     }
     Quantised { net, clamped }
+}
+
+/// The float network of a net file's integer one, each weight divided by
+/// the factor the file names (its `qa`, `qb`): the start of a training that
+/// goes on from the net. `rows` is the model's inputs: the net's features,
+/// then the factoriser's virtual ones (if any), which start at zero, so
+/// that the model evaluates every position as the net does, within float
+/// rounding. A net of another centipawn scale than [`SCALE`] has its
+/// output layer scaled to it.
+pub fn dequantise(net: &Network, rows: usize) -> Model {
+    let (inputs, hidden) = (net.inputs as usize, net.hidden as usize);
+    let shape = Shape {
+        inputs: rows.max(inputs),
+        hidden,
+        activation: net.activation,
+        buckets: net.buckets as usize,
+    };
+    let (qa, qb) = (f64::from(net.qa), f64::from(net.qb));
+    let rescale = f64::from(net.scale) / f64::from(SCALE);
+    let mut weights = Vec::with_capacity(shape.size());
+    let of = |w: i16, factor: f64| (f64::from(w) / factor) as f32;
+    weights.extend(net.feature_weights.iter().map(|&w| of(w, qa)));
+    weights.resize(shape.feature_bias(), 0.0);
+    weights.extend(net.feature_bias.iter().map(|&w| of(w, qa)));
+    weights.extend(net.output_weights.iter().map(|&w| of(w, qb / rescale)));
+    weights.extend(
+        net.output_bias
+            .iter()
+            .map(|&b| (f64::from(b) * rescale / (qa * qb)) as f32),
+    );
+    Model { shape, weights }
 }
 
 /// The quantised network's mean squared error on the positions `idx`: each
@@ -177,6 +210,31 @@ mod tests {
                     "{activation:?}, {buckets} buckets: {float} vs {int}"
                 );
             }
+            // Back to floats: every position evaluated as the net does, a
+            // virtual row more changing nothing while it is zero, and
+            // quantised again the very same net.
+            let back = dequantise(net.network(), layout.inputs() + 12);
+            assert_eq!(back.shape.inputs, layout.inputs() + 12);
+            assert_eq!((back.shape.hidden, back.shape.buckets), (16, buckets));
+            for (i, pos) in positions.iter().enumerate() {
+                let again = 400.0 * back.output(&samples.get(i));
+                let engine = net.evaluate(pos) as f32;
+                assert!((again - engine).abs() < 1.5, "{again} vs {engine}");
+            }
+            let folded = Model {
+                shape: Shape {
+                    inputs: layout.inputs(),
+                    ..back.shape
+                },
+                weights: [
+                    &back.weights[..layout.inputs() * 16],
+                    &back.weights[back.shape.feature_bias()..],
+                ]
+                .concat(),
+            };
+            let requantised = quantise(&folded, layout);
+            assert_eq!(requantised.clamped, 0);
+            assert!(requantised.net == *net.network(), "a weight changed");
             let loss = quantised_loss(&net, &samples, &[0, 1, 2, 3], 0.5);
             assert!(loss.is_finite() && loss > 0.0, "{loss}");
             model.weights[3] = 200.0;

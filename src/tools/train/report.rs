@@ -143,7 +143,9 @@ impl Report {
 
     /// Why the epoch written was chosen, in words.
     pub fn written_why(&self) -> &'static str {
-        if self.chosen_by_validation() {
+        if self.written_epoch == 0 && self.settings.init.is_some() {
+            "the net it started from: no epoch lowered its validation loss"
+        } else if self.chosen_by_validation() {
             "the lowest validation loss"
         } else {
             "the last; no validation positions to choose by"
@@ -186,6 +188,11 @@ impl Report {
                 "Output buckets {} by men (training positions): {buckets}",
                 a.buckets
             ));
+        }
+        // Said only of a net that did not start from random weights, so
+        // that the nets of random starts are a build's without this line.
+        if let Some(start) = &s.init {
+            lines.push(format!("Started from the weights of {}", start.text()));
         }
         // Said only of a schedule the step options could not ask for, so
         // that the older options still make the same bytes.

@@ -4,9 +4,9 @@
 
 use super::error::OptionError;
 use super::fit::CHUNKS;
-use crate::engine::eval::nnue::Activation;
 use crate::engine::eval::nnue::features::MAX_BUCKETS;
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
+use crate::engine::eval::nnue::{Activation, Network};
 use crate::util::stop::Stop;
 
 /// The activations by the names the command line gives them, with what
@@ -104,8 +104,31 @@ pub struct Settings {
     pub checkpoint: Option<String>,
     /// Go on from the checkpoint instead of from the seeded start.
     pub resume: bool,
+    /// Start from this net's weights instead of random ones.
+    pub init: Option<StartNet>,
     /// A request to stop, heeded between two batches.
     pub stop: StopRequest,
+}
+
+/// A net a training starts from, and the name it is known by (its file,
+/// or what the caller calls it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartNet {
+    pub name: String,
+    pub network: Network,
+}
+
+impl StartNet {
+    /// The net as a checkpoint's fingerprint and the provenance name it:
+    /// its name and its bytes' checksum (two nets of one name are told
+    /// apart).
+    pub fn text(&self) -> String {
+        format!(
+            "{} (checksum {:016x})",
+            self.name,
+            crate::engine::eval::nnue::features::fnv1a(&self.network.to_bytes())
+        )
+    }
 }
 
 /// A stop request a run heeds between two batches (the checkpoint written
@@ -131,6 +154,7 @@ impl Default for Settings {
             command: String::new(),
             checkpoint: None,
             resume: false,
+            init: None,
             stop: StopRequest::default(),
         }
     }

@@ -15,10 +15,10 @@ use super::fit::{Fit, FitEnd, FitState, Hooks, thread_pool};
 use super::loader::{DataFiles, Reader};
 use super::model::Shape;
 use super::output::PendingNet;
-use super::quantise::{quantise, quantised_loss};
+use super::quantise::{dequantise, quantise, quantised_loss};
 use super::report::{Losses, Report};
 use super::schedule::Schedule;
-use super::settings::{Architecture, Batch, Settings};
+use super::settings::{Architecture, Batch, Settings, StartNet};
 use crate::engine::eval::Evaluator;
 use crate::engine::eval::nnue::features::MAX_BUCKETS;
 use crate::engine::eval::nnue::{Layout, Net};
@@ -79,6 +79,9 @@ impl Trainer {
     ) -> Result<Report, TrainError> {
         self.architecture.check()?;
         settings.check()?;
+        if let Some(start) = &settings.init {
+            self.check_start(start)?;
+        }
         let pending = PendingNet::create(&settings.out).map_err(|error| TrainError::Output {
             path: settings.out.clone(),
             error,
@@ -129,6 +132,35 @@ impl Trainer {
         Ok(report)
     }
 
+    /// Whether `start` is a net this trainer can go on from: the variant's
+    /// layout and this architecture (hidden size, activation, buckets).
+    fn check_start(&self, start: &StartNet) -> Result<(), TrainError> {
+        let (net, a) = (&start.network, &self.architecture);
+        let why = if let Err(e) = net.check_layout(&self.layout) {
+            Some(format!("not a net of {}: {e}", self.variant.name))
+        } else if net.hidden as usize != a.hidden {
+            Some(format!("hidden size {}, not {}", net.hidden, a.hidden))
+        } else if net.activation != a.activation {
+            Some(format!(
+                "activation {:?}, not {:?}",
+                net.activation, a.activation
+            ))
+        } else if net.buckets as usize != a.buckets {
+            Some(format!(
+                "{} output bucket(s), not {}",
+                net.buckets, a.buckets
+            ))
+        } else {
+            None
+        };
+        why.map_or(Ok(()), |why| {
+            Err(TrainError::StartNet {
+                name: start.name.clone(),
+                why,
+            })
+        })
+    }
+
     /// What a checkpoint must match that is known before the data are
     /// read: the variant, the architecture, the settings that change the
     /// result, the data files' names and sizes.
@@ -143,7 +175,7 @@ impl Trainer {
             })
             .collect();
         let line = |n: &str, v: String| (n.to_string(), v);
-        Fingerprint(vec![
+        let mut lines = vec![
             line("variant", self.variant.name.clone()),
             line("feature layout", format!("{:016x}", self.layout.hash())),
             line("hidden", a.hidden.to_string()),
@@ -154,7 +186,13 @@ impl Trainer {
             line("lambda", settings.lambda.to_string()),
             line("validation", settings.validation.to_string()),
             line("data", files.join(", ")),
-        ])
+        ];
+        // Only where there is one, so that the checkpoints of random
+        // starts are those of a build without this line.
+        if let Some(start) = &settings.init {
+            lines.push(line("start", start.text()));
+        }
+        Fingerprint(lines)
     }
 
     /// Everything between the checks and the writing, on the pool.
@@ -250,7 +288,12 @@ impl Trainer {
                     file,
                 )?
             }
-            None => FitState::new(shape, train, settings.seed),
+            None => match &settings.init {
+                Some(start) => {
+                    FitState::from_model(dequantise(&start.network, rows), train, settings.seed)
+                }
+                None => FitState::new(shape, train, settings.seed),
+            },
         };
         let mut save = |state: &FitState| {
             checkpoint::write(file, &checkpoint::to_bytes(&fingerprint, schedule, state)).map_err(
