@@ -204,6 +204,19 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
     assert_eq!(start_of(2), second_start, "{log}");
     let candidate = std::fs::read(dir.join(format!("gen-{last:04}/candidate.nnue"))).expect("net");
     assert_eq!(best, candidate);
+    // Its provenance holds the log of its generation up to its training.
+    let provenance = amalgam::engine::eval::nnue::Network::from_bytes(&best)
+        .expect("a net")
+        .provenance;
+    let trained = format!(" train-start gen={last} ");
+    assert!(
+        provenance.contains(&format!(
+            "The log of amalgam learn to generation {last}'s training:\n"
+        )) && provenance.contains(&trained)
+            && provenance.contains(&format!(" data-end gen={last} "))
+            && !provenance.contains(" epoch gen="),
+        "{provenance}"
+    );
     let svg = std::fs::read_to_string(dir.join("progress.svg")).expect("progress.svg");
     assert!(
         svg.starts_with("<svg") && svg.contains("<polyline"),

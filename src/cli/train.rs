@@ -290,6 +290,7 @@ impl Train {
             checkpoint: self.checkpoint.clone(),
             resume: self.resume,
             init: self.init.as_deref().map(read_start_net).transpose()?,
+            notes: None,
             stop: StopRequest(Some(stop.clone())),
         };
         let mut progress = Progress::new();

@@ -417,6 +417,24 @@ impl Learn<'_> {
         Ok((path, name))
     }
 
+    /// The lines of the log that tell how generation `g`'s data were
+    /// made: the runs' starts and the generation's own lines (not its
+    /// epochs), for the candidate's provenance.
+    fn generation_log(&self, g: u32) -> Vec<String> {
+        let text = std::fs::read_to_string(self.dir.join("learn.log")).unwrap_or_default();
+        text.lines()
+            .filter(|l| {
+                let line = l.split_once(' ').and_then(|(_, rest)| Line::parse(rest));
+                line.is_some_and(|line| match line.event.as_str() {
+                    "run-start" | "run-stop" => true,
+                    "epoch" => false,
+                    _ => line.generation() == Some(g),
+                })
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The net a candidate of `architecture` starts from, and its name in
     /// the log: the best net (the loop's, else the variant's own) where it
     /// is of that architecture and `--fresh` is not given; else none
@@ -604,6 +622,10 @@ impl Learn<'_> {
             checkpoint: Some(checkpoint.display().to_string()),
             resume,
             init: start,
+            notes: Some((
+                format!("The log of amalgam learn to generation {g}'s training"),
+                self.generation_log(g),
+            )),
             stop: StopRequest(Some(self.stop.clone())),
             ..Settings::default()
         };

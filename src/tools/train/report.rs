@@ -220,8 +220,12 @@ impl Report {
                 self.written_why()
             ),
             format!("Weights clamped in quantising: {}", self.clamped),
-            "Data:".to_string(),
         ]);
+        if let Some((title, notes)) = &s.notes {
+            lines.push(format!("{title}:"));
+            lines.extend(notes.iter().map(|n| format!("  {n}")));
+        }
+        lines.push("Data:".to_string());
         lines.extend(comments.iter().cloned());
         lines.join("\n")
     }

@@ -106,6 +106,9 @@ pub struct Settings {
     pub resume: bool,
     /// Start from this net's weights instead of random ones.
     pub init: Option<StartNet>,
+    /// Lines the caller adds to the net's provenance (`learn`: its log of
+    /// the generation), after a line of their own naming them.
+    pub notes: Option<(String, Vec<String>)>,
     /// A request to stop, heeded between two batches.
     pub stop: StopRequest,
 }
@@ -155,6 +158,7 @@ impl Default for Settings {
             checkpoint: None,
             resume: false,
             init: None,
+            notes: None,
             stop: StopRequest::default(),
         }
     }
