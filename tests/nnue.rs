@@ -155,10 +155,14 @@ fn shipped_variants_name_only_embedded_nets() {
             "{name}: {out}"
         );
     }
-    // Each net's provenance follows, indented: the command that made it.
+    // Each net's provenance follows, indented: the command that made it
+    // (train, or the learn run whose trainer it was).
     assert_eq!(
         out.lines()
-            .filter(|l| l.starts_with("    Command: amalgam train"))
+            .filter(|l| {
+                l.starts_with("    Command: amalgam train ")
+                    || l.starts_with("    Command: amalgam learn ")
+            })
             .count(),
         nets.len(),
         "{out}"
