@@ -4,7 +4,7 @@
 
 use super::files::number_in;
 use super::{CommandResult, MAX_THREADS, compile};
-use crate::engine::eval::nnue::{Activation, Network, features::MAX_BUCKETS, format::MAX_HIDDEN};
+use crate::engine::eval::nnue::{Activation, features::MAX_BUCKETS, format::MAX_HIDDEN};
 use crate::rules::variant_set::VariantSet;
 use crate::tools::datafile::LoadError;
 use crate::tools::train::{
@@ -289,7 +289,11 @@ impl Train {
             command: recorded_command(&command),
             checkpoint: self.checkpoint.clone(),
             resume: self.resume,
-            init: self.init.as_deref().map(read_start_net).transpose()?,
+            init: self
+                .init
+                .as_deref()
+                .map(|path| StartNet::read(path).map_err(|e| format!("--init {e}")))
+                .transpose()?,
             notes: None,
             stop: StopRequest(Some(stop.clone())),
         };
@@ -319,18 +323,6 @@ impl Train {
         print_report(&report);
         Ok(ExitCode::SUCCESS)
     }
-}
-
-/// The net file of `--init`, read and checked as a net file (its fit to
-/// the variant is the trainer's to check).
-fn read_start_net(path: &str) -> Result<StartNet, String> {
-    let bytes = crate::util::textfile::read_bytes(path, crate::util::textfile::MAX_NET_BYTES)
-        .map_err(|e| format!("--init {path}: {e}"))?;
-    let network = Network::from_bytes(&bytes).map_err(|e| format!("--init {path}: {e}"))?;
-    Ok(StartNet {
-        name: path.to_string(),
-        network,
-    })
 }
 
 /// The command line recorded in the net file: without `--resume`, so

@@ -41,7 +41,6 @@ fn scratch_dir(name: &str) -> PathBuf {
 }
 
 use crate::engine::eval::Evaluator;
-use crate::engine::eval::nnue::Network;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
 use crate::tools::train::report::positions_trained;
@@ -450,11 +449,8 @@ impl Learn<'_> {
         let (_, name) = self.best(g)?;
         let (network, net_name) = match name {
             "best" => {
-                let path = self.dir.join("best.nnue");
-                let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                let network =
-                    Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-                (network, path.display().to_string())
+                let best = StartNet::read(&self.dir.join("best.nnue").display().to_string())?;
+                (best.network, best.name)
             }
             "variant-net" => match self.evaluator.net() {
                 Some(net) => (net.network().clone(), net.name().to_string()),
@@ -462,10 +458,7 @@ impl Learn<'_> {
             },
             _ => return Ok((None, "random")),
         };
-        let fits = network.hidden as usize == architecture.hidden
-            && network.activation == architecture.activation
-            && network.buckets as usize == architecture.buckets;
-        Ok(if fits {
+        Ok(if architecture.differs_from(&network).is_none() {
             let start = StartNet {
                 name: net_name,
                 network,

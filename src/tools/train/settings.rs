@@ -122,6 +122,18 @@ pub struct StartNet {
 }
 
 impl StartNet {
+    /// The net file at `path` as a start (its fit to a variant and an
+    /// architecture is the trainer's to check); an error names the file.
+    pub fn read(path: &str) -> Result<StartNet, String> {
+        let bytes = crate::util::textfile::read_bytes(path, crate::util::textfile::MAX_NET_BYTES)
+            .map_err(|e| format!("{path}: {e}"))?;
+        let network = Network::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+        Ok(StartNet {
+            name: path.to_string(),
+            network,
+        })
+    }
+
     /// The net as a checkpoint's fingerprint and the provenance name it:
     /// its name and its bytes' checksum (two nets of one name are told
     /// apart).
@@ -188,6 +200,26 @@ impl Settings {
 }
 
 impl Architecture {
+    /// How `net` differs from this architecture (hidden size, activation,
+    /// output buckets), if it does: a net to start from must not.
+    pub fn differs_from(&self, net: &Network) -> Option<String> {
+        if net.hidden as usize != self.hidden {
+            Some(format!("hidden size {}, not {}", net.hidden, self.hidden))
+        } else if net.activation != self.activation {
+            Some(format!(
+                "activation {:?}, not {:?}",
+                net.activation, self.activation
+            ))
+        } else if net.buckets as usize != self.buckets {
+            Some(format!(
+                "{} output bucket(s), not {}",
+                net.buckets, self.buckets
+            ))
+        } else {
+            None
+        }
+    }
+
     pub fn check(&self) -> Result<(), OptionError> {
         if !(1..=MAX_HIDDEN as usize).contains(&self.hidden) {
             return Err(OptionError::Hidden(self.hidden));

@@ -136,22 +136,9 @@ impl Trainer {
     /// layout and this architecture (hidden size, activation, buckets).
     fn check_start(&self, start: &StartNet) -> Result<(), TrainError> {
         let (net, a) = (&start.network, &self.architecture);
-        let why = if let Err(e) = net.check_layout(&self.layout) {
-            Some(format!("not a net of {}: {e}", self.variant.name))
-        } else if net.hidden as usize != a.hidden {
-            Some(format!("hidden size {}, not {}", net.hidden, a.hidden))
-        } else if net.activation != a.activation {
-            Some(format!(
-                "activation {:?}, not {:?}",
-                net.activation, a.activation
-            ))
-        } else if net.buckets as usize != a.buckets {
-            Some(format!(
-                "{} output bucket(s), not {}",
-                net.buckets, a.buckets
-            ))
-        } else {
-            None
+        let why = match net.check_layout(&self.layout) {
+            Err(e) => Some(format!("not a net of {}: {e}", self.variant.name)),
+            Ok(()) => a.differs_from(net),
         };
         why.map_or(Ok(()), |why| {
             Err(TrainError::StartNet {
