@@ -1,6 +1,7 @@
-//! Helpers every layer may use: random numbers, text files read with
-//! limits, output, and a stop request for long jobs.
+//! Helpers every layer may use: random numbers, a stable hash, text files
+//! read with limits, output, and a stop request for long jobs.
 
+pub mod hash;
 pub mod output;
 pub mod rng;
 pub mod stop;

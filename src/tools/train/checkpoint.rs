@@ -29,6 +29,7 @@ use super::fit::{FitState, Partial};
 use super::model::{Model, Shape};
 use super::output::PendingNet;
 use super::schedule::{Decay, Schedule};
+use crate::util::hash::fnv1a;
 use crate::util::rng::Rng;
 
 /// The file's first bytes.
@@ -84,13 +85,6 @@ impl Fingerprint {
     }
 }
 
-/// A stable 64-bit hash (FNV-1a) of a block's payload.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
-    })
-}
-
 /// A block's payload as it is written.
 #[derive(Default)]
 struct Payload(Vec<u8>);
@@ -127,7 +121,7 @@ pub fn to_bytes(fingerprint: &Fingerprint, schedule: &Schedule, state: &FitState
     let mut block = |p: Payload| {
         out.extend((p.0.len() as u64).to_le_bytes());
         out.extend(&p.0);
-        out.extend(fnv(&p.0).to_le_bytes());
+        out.extend(fnv1a(&p.0).to_le_bytes());
     };
     block(Payload(fingerprint.text().into_bytes()));
 
@@ -231,7 +225,7 @@ impl<'a> Reader<'a> {
             .map_err(|_| self.damaged(start, format!("{what}: a length beyond memory")))?;
         let at = self.at;
         let payload = self.take(len, what)?;
-        if self.u64(what)? != fnv(payload) {
+        if self.u64(what)? != fnv1a(payload) {
             return Err(self.damaged(start, format!("{what} do not match their hash")));
         }
         Ok(Block {

@@ -141,7 +141,7 @@ impl StartNet {
         format!(
             "{} (checksum {:016x})",
             self.name,
-            crate::engine::eval::nnue::features::fnv1a(&self.network.to_bytes())
+            crate::util::hash::fnv1a(&self.network.to_bytes())
         )
     }
 }

@@ -17,7 +17,8 @@
 //! A net of one output bucket is written as version 1, byte for byte the
 //! file of a build without buckets; a net of more as version 2.
 
-use super::features::{Layout, MAX_BUCKETS, fnv1a};
+use super::features::{Layout, MAX_BUCKETS};
+use crate::util::hash::fnv1a;
 use std::fmt;
 
 /// The file's first four bytes.
