@@ -17,12 +17,18 @@ use amalgam::{Position, Variant, VariantSet};
 use common::{run_amalgam, run_amalgam_with_errors};
 use std::sync::Arc;
 
-fn variants() -> Vec<Arc<Variant>> {
+/// The built-in variants and the test's user variants.
+fn variant_set() -> (VariantSet, Vec<String>) {
     let mut set = VariantSet::builtin();
     let (names, errors) = set
         .load_file("tests/data/user-variants.ini")
         .expect("user variants");
     assert!(errors.is_empty(), "{errors:?}");
+    (set, names)
+}
+
+fn variants() -> Vec<Arc<Variant>> {
+    let (set, names) = variant_set();
     ["chess", "combination", "team-mate", "compound"]
         .into_iter()
         .map(String::from)
@@ -113,7 +119,9 @@ fn moves_round_trip(v: &Arc<Variant>, fen: &str) -> usize {
             result: 1.0,
         };
         let record = binary::encode_game(v, &one).expect("encode");
-        extra += usize::from(record.len() > 11 + fen.len());
+        // Type 1, length 4, result 1, FEN length 2, FEN, code 2, score 1,
+        // sum 4: a ply without the extra field.
+        extra += usize::from(record.len() > 15 + fen.len());
         assert_eq!(decode(v, &record), Ok(one.plies), "{fen}: {m:?}");
     }
     extra
@@ -215,6 +223,8 @@ fn truncated_damaged_and_foreign_files_are_refused_with_the_byte() {
         let r = datafile::read_binary_with(&bytes[..n], "f", chess, || (), |_, p| Ok(p.score));
         assert_eq!(r.is_err(), !offsets.contains(&n), "cut at {n}");
     }
+    // A flipped bit in a record (a summed game) is always found; in the
+    // header, unless in its free provenance text.
     let mut rng = Rng::new(5);
     let mut refused = 0;
     for _ in 0..3000 {
@@ -222,9 +232,10 @@ fn truncated_damaged_and_foreign_files_are_refused_with_the_byte() {
         let at = (rng.next_u64() % bytes.len() as u64) as usize;
         damaged[at] ^= 1 << (rng.next_u64() % 8);
         let r = datafile::read_binary_with(&damaged, "f", chess, || (), |_, p| Ok(p.score));
+        assert!(r.is_err() || at < offsets[0], "flip at {at} read");
         refused += usize::from(r.is_err());
     }
-    assert!(refused > 1500, "{refused}");
+    assert!(refused > 2500, "{refused}");
     let _ = std::fs::remove_file(&file);
 }
 
@@ -437,6 +448,131 @@ fn train_read_speed() {
         "{file}: {} positions read in {:.3} s",
         loaded.samples.len(),
         started.elapsed().as_secs_f64()
+    );
+}
+
+/// The trainer's positions of a file of `v` (features, scores, buckets),
+/// as (side to move's features, other side's, score, result, baseline,
+/// bucket).
+type Packed = (Vec<u32>, Vec<u32>, f32, f32, f32, u8);
+
+fn trainer_samples(v: &Arc<Variant>, file: &str) -> Vec<Packed> {
+    let (v2, evaluator) = eval::compile(&variant_set().0, &v.name).expect("variant");
+    let layout = Layout::new(&v2);
+    let factoriser = Factoriser::new(layout.inputs(), layout.squares());
+    let reader = Reader {
+        variant: &v2,
+        layout: &layout,
+        factoriser: Some(&factoriser),
+        tables: evaluator.tables(),
+        buckets: 4,
+    };
+    let loaded = DataFiles::new(vec![file.to_string()])
+        .load(&reader, 0.5, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    (0..loaded.samples.len())
+        .map(|i| {
+            let s = loaded.samples.get(i);
+            let f = |x: &[u32]| x.to_vec();
+            (f(s.us), f(s.them), s.score, s.result, s.baseline, s.bucket)
+        })
+        .collect()
+}
+
+/// A binary game's positions after the first are read from the last one's
+/// features and the squares the moves between changed: the trainer gets
+/// the same positions from a binary file as from the same games as text
+/// lines (each read from every man), in every variant, with captures,
+/// promotions, castling, en passant, stack splits and merges, and runs of
+/// plies that are no training positions.
+#[test]
+fn the_trainer_reads_the_same_positions_from_binary_games_as_from_text() {
+    let mut rng = Rng::new(17);
+    for v in variants() {
+        let (bin, txt) = (
+            temp(&format!("same-{}.bin", v.name)),
+            temp(&format!("same-{}.txt", v.name)),
+        );
+        let mut bytes = binary::Header::new(&v, "").to_bytes();
+        for _ in 0..6 {
+            bytes.extend(binary::encode_game(&v, &random_game(&v, &mut rng, 120)).expect("encode"));
+        }
+        std::fs::write(&bin, &bytes).expect("write");
+        let _ = std::fs::remove_file(&txt);
+        let ini = "tests/data/user-variants.ini";
+        let args = ["--variants", ini, "data", "convert", &bin, "--out", &txt];
+        let (ok, out, err) = run_amalgam_with_errors(&args);
+        assert!(ok, "{out}{err}");
+        let from_text = trainer_samples(&v, &txt);
+        assert!(from_text.len() > 300, "{}: {}", v.name, from_text.len());
+        assert_eq!(trainer_samples(&v, &bin), from_text, "{}", v.name);
+        let _ = std::fs::remove_file(&bin);
+        let _ = std::fs::remove_file(&txt);
+    }
+}
+
+/// A game record of chess by hand: start position `fen`, then each ply's
+/// origin and destination (squares numbered `rank * 12 + file`), scores 0,
+/// no training position; summed or not.
+fn hand_record(fen: &str, plies: &[(u16, u16)], summed: bool) -> Vec<u8> {
+    let mut body = vec![1u8];
+    body.extend((fen.len() as u16).to_le_bytes());
+    body.extend(fen.as_bytes());
+    for &(from, to) in plies {
+        body.extend((from * 120 + to).to_le_bytes());
+        body.push(0);
+    }
+    let kind = if summed {
+        body.extend(binary::sum(&body).to_le_bytes());
+        binary::SUMMED_GAME
+    } else {
+        binary::GAME
+    };
+    let mut out = vec![kind];
+    out.extend((body.len() as u32).to_le_bytes());
+    out.extend(body);
+    out
+}
+
+/// A summed game whose sum holds is replayed with each move checked to be
+/// its man's and to take no king; a game without a sum (earlier files) has
+/// each move checked legal. Neither lets a forged game take a king.
+#[test]
+fn summed_games_check_moves_as_playable_and_unsummed_ones_as_legal() {
+    let v = VariantSet::builtin().compile("chess").expect("chess");
+    // The white king walks into the rook's file (e1-e2: legal for its
+    // man, not legal), then the rook takes it (d2xe2).
+    let fen = "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1";
+    let (e1, e2, d2) = (4, 16, 15);
+    let into_check = [(e1, e2)];
+    let takes_king = [(e1, e2), (d2, e2)];
+    let plies = |r: &[u8]| decode(&v, r).map(|p| p.len());
+    assert_eq!(plies(&hand_record(fen, &into_check, true)), Ok(1));
+    let e = plies(&hand_record(fen, &takes_king, true)).expect_err("king taken");
+    assert!(
+        e.message.contains("d2e2 is no move of its man here"),
+        "{e:?}"
+    );
+    let e = plies(&hand_record(fen, &into_check, false)).expect_err("not legal");
+    assert!(e.message.contains("e1e2 is not legal here"), "{e:?}");
+    // A legal game reads the same with and without its sum.
+    let legal = [(e1, 5)];
+    assert_eq!(plies(&hand_record(fen, &legal, false)), Ok(1));
+    assert_eq!(plies(&hand_record(fen, &legal, true)), Ok(1));
+    // A move that its man cannot make, summed or not.
+    for summed in [true, false] {
+        let e = plies(&hand_record(fen, &[(e1, 28)], summed)).expect_err("no such move");
+        assert_eq!(e.offset, 5 + 3 + fen.len() as u64, "{e:?}");
+    }
+    // A sum that does not hold: the record's offset.
+    let mut r = hand_record(fen, &legal, true);
+    let last = r.len() - 1;
+    r[last] ^= 1;
+    let e = plies(&r).expect_err("sum");
+    assert_eq!(
+        (e.offset, e.message.contains("sum does not hold")),
+        (0, true),
+        "{e:?}"
     );
 }
 

@@ -350,6 +350,35 @@ impl Position {
         }
     }
 
+    /// How many moves were made since the position was set up (null moves
+    /// included).
+    pub fn moves_made(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The squares that the moves made after the first `made` changed, each
+    /// once with its contents before the first of those moves changed it
+    /// (its contents now are the board's), appended to `out`: what a caller
+    /// that knew the position `made` moves in must update. False when fewer
+    /// moves were made, or when `out` fills (it then holds a part).
+    pub fn changed_since<const N: usize>(
+        &self,
+        made: usize,
+        out: &mut ArrayVec<(u8, Cell), N>,
+    ) -> bool {
+        let Some(undos) = self.history.get(made..) else {
+            return false;
+        };
+        for undo in undos {
+            for &(sq, old) in &undo.changed {
+                if out.iter().all(|&(s, _)| s != sq) && out.try_push((sq, old)).is_err() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// The board changes of the last move made, read from its undo record:
     /// (square, old contents, new contents) in the order they were made. A
     /// square changed twice (a castling king landing where its partner

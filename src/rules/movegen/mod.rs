@@ -148,15 +148,22 @@ pub fn needs_test(pos: &Position, m: Move) -> bool {
 /// table, tried before the others are generated); `in_check` is whether
 /// the side to move is in check.
 pub fn is_legal(pos: &mut Position, m: Move, in_check: bool) -> bool {
+    if m.kind() == MoveKind::Castle && in_check {
+        return false;
+    }
+    is_pseudo_legal(pos, m) && king_safe_after(pos, m, !in_check)
+}
+
+/// Whether `m` is one of the moves that the side to move's man on its
+/// origin makes by its rules (castling: one of the side's castling moves),
+/// whatever it leaves its king to: a move that [`Position::make`] takes.
+pub fn is_pseudo_legal(pos: &Position, m: Move) -> bool {
     let us = pos.side;
     if m == Move::NONE || !pos.b.cells[m.from().index()].is_color(us) {
         return false;
     }
     let mut list = MoveList::new();
     if m.kind() == MoveKind::Castle {
-        if in_check {
-            return false;
-        }
         castling_moves(pos, us, &mut list);
     } else {
         let ep = if pos.ep_in_hash { pos.ep as usize } else { 0 };
@@ -169,7 +176,7 @@ pub fn is_legal(pos: &mut Position, m: Move, in_check: bool) -> bool {
             &mut list,
         );
     }
-    list.contains(&m) && king_safe_after(pos, m, !in_check)
+    list.contains(&m)
 }
 
 /// All legal moves of the side to move; returns whether it is in check.

@@ -7,6 +7,8 @@
 //! header  MAGIC (8 bytes) | VERSION u16 | name length u16 | variant name
 //!         | layout hash u64 | provenance length u32 | provenance text
 //! record  type u8 | body length u32 | body
+//!   summed game (type 7): game | sum u32 (the body before it: FNV-1a's
+//!            low 32 bits)
 //!   game     (type 1): result u8 (0 Black won, 1 draw, 2 White won)
 //!            | FEN length u16 | start FEN | plies...
 //!   comment  (type 2): UTF-8 text (provenance of a later run)
@@ -22,11 +24,19 @@
 //! is legal ([`default_move`]); with it the move's other fields (the part
 //! that moves, the man that stands on the destination, the kind: stack
 //! splits, merges, promotions) are the extra field, the high half of
-//! [`Move`]. Either way the move is checked to be legal where it is
-//! played, so a damaged move is found, and the encoding does not depend on
-//! the order in which moves are generated. The code [`NO_MOVE`] ends a game
-//! with a scored position and no move (a position converted from a text
-//! file is a game of its own with one such ply).
+//! [`Move`]. The encoding does not depend on the order in which moves are
+//! generated. The code [`NO_MOVE`] ends a game with a scored position and
+//! no move (a position converted from a text file is a game of its own
+//! with one such ply).
+//!
+//! What a reader checks ([`MoveCheck`]): games are written summed, and a
+//! summed game whose sum holds is replayed with each move checked to be
+//! one its man can make (pseudo-legal) and to capture no royal man: the sum
+//! finds damage anywhere in the record, scores and results included, and
+//! the check keeps a forged record from making a move that the board
+//! cannot take. A game without a sum (files of earlier versions) has each
+//! move checked legal, which finds most damage to moves but none to
+//! scores, and costs about a seventh of the trainer's reading.
 //!
 //! A ply's score is White's, in centipawns, stored as the difference from
 //! the previous ply's (the first from 0); beyond [`MAX_CP`] it is clamped,
@@ -37,9 +47,10 @@
 //! so a file is refused by another variant or by a changed definition.
 
 use crate::rules::board::Position;
-use crate::rules::movegen::is_legal;
+use crate::rules::movegen::{is_legal, is_pseudo_legal};
 use crate::rules::types::{Move, MoveKind, Square};
 use crate::rules::variant::Variant;
+use crate::util::hash::{FNV_OFFSET, fnv1a, fnv1a_from};
 use std::sync::Arc;
 
 /// The file's first bytes.
@@ -62,20 +73,23 @@ const SQUARE_PAIR: u16 = 120;
 /// Record types.
 pub const GAME: u8 = 1;
 pub const COMMENT: u8 = 2;
+/// Two bits from each other type: one flipped bit makes no known type of a
+/// summed game's (a game would otherwise read as a comment).
+pub const SUMMED_GAME: u8 = 7;
+/// The bytes of a summed game's sum.
+const SUM_BYTES: usize = 4;
 /// The longest record body written or read: `datagen`'s games end at
 /// 2,000 plies (at most 7 bytes each), and the bound keeps a damaged
 /// length from making one game's replay hold hundreds of thousands of
 /// positions.
 const MAX_BODY: u32 = 1 << 20;
 
-/// A stable 64-bit hash (FNV-1a), the same on every build and machine.
+/// A stable 64-bit hash ([`fnv1a`]) of numbers and text, in pieces.
 struct Fnv(u64);
 
 impl Fnv {
     fn bytes(&mut self, b: &[u8]) {
-        for &x in b {
-            self.0 = (self.0 ^ u64::from(x)).wrapping_mul(0x0100_0000_01B3);
-        }
+        self.0 = fnv1a_from(self.0, b);
     }
     fn num(&mut self, n: u64) {
         self.bytes(&n.to_le_bytes());
@@ -89,7 +103,7 @@ impl Fnv {
 /// The hash of what decoding a game depends on: board size, men (letters,
 /// Betza, stack members, royalty, parts), promotion and castling.
 pub fn layout_hash(v: &Variant) -> u64 {
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut h = Fnv(FNV_OFFSET);
     h.num(u64::from(VERSION));
     h.num(v.files as u64);
     h.num(v.ranks as u64);
@@ -302,7 +316,40 @@ pub struct Record<'a> {
     /// The offset of the record's first byte in the file.
     pub offset: u64,
     pub kind: u8,
+    /// The body (a summed game's without its sum).
     pub body: &'a [u8],
+    /// A summed game's sum, as read (checked when the game is replayed).
+    pub sum: Option<u32>,
+}
+
+impl Record<'_> {
+    /// A game, summed or not.
+    pub fn is_game(&self) -> bool {
+        self.kind == GAME || self.kind == SUMMED_GAME
+    }
+
+    /// The offset of the byte after the record.
+    pub fn end(&self) -> usize {
+        self.offset as usize + 5 + self.body.len() + self.sum.map_or(0, |_| SUM_BYTES)
+    }
+
+    /// The record as it stands in a file.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let sum = self.sum.map(u32::to_le_bytes);
+        let len = self.body.len() + sum.map_or(0, |s| s.len());
+        let mut out = Vec::with_capacity(5 + len);
+        out.push(self.kind);
+        // A record read has at most MAX_BODY bytes.
+        out.extend((len as u32).to_le_bytes());
+        out.extend(self.body);
+        out.extend(sum.iter().flatten());
+        out
+    }
+}
+
+/// A summed game's sum of its body.
+pub fn sum(body: &[u8]) -> u32 {
+    fnv1a(body) as u32
 }
 
 /// A file's records after the header (at `start`), and the damage that
@@ -319,8 +366,11 @@ pub fn records(bytes: &[u8], start: usize) -> (Vec<Record<'_>>, Option<Damage>) 
         };
         let head = r.u8("a record's type").and_then(|kind| {
             let len = r.u32("a record's length")?;
-            if kind != GAME && kind != COMMENT {
+            if ![GAME, COMMENT, SUMMED_GAME].contains(&kind) {
                 return Err(damage(at, format!("unknown record type {kind}")));
+            }
+            if kind == SUMMED_GAME && (len as usize) < SUM_BYTES {
+                return Err(damage(at, format!("summed game of {len} bytes")));
             }
             if len > MAX_BODY {
                 return Err(damage(at, format!("record of {len} bytes: too long")));
@@ -348,10 +398,20 @@ pub fn records(bytes: &[u8], start: usize) -> (Vec<Record<'_>>, Option<Damage>) 
                 return (out, Some(d));
             }
         };
+        let (body, sum) = if kind == SUMMED_GAME {
+            let (body, sum) = body.split_at(len - SUM_BYTES);
+            (
+                body,
+                Some(u32::from_le_bytes([sum[0], sum[1], sum[2], sum[3]])),
+            )
+        } else {
+            (body, None)
+        };
         out.push(Record {
             offset: at as u64,
             kind,
             body,
+            sum,
         });
         at += 5 + len;
     }
@@ -360,7 +420,7 @@ pub fn records(bytes: &[u8], start: usize) -> (Vec<Record<'_>>, Option<Damage>) 
 
 /// `d` with the count of whole games before it.
 fn truncated(mut d: Damage, before: &[Record]) -> Damage {
-    let games = before.iter().filter(|r| r.kind == GAME).count();
+    let games = before.iter().filter(|r| r.is_game()).count();
     d.message = format!("{} ({games} whole games before it)", d.message);
     d
 }
@@ -405,9 +465,57 @@ fn number_square(v: &Variant, n: u16) -> Option<Square> {
     v.square(n % SQUARE_ROW, n / SQUARE_ROW)
 }
 
+/// How a replayed move is checked (see the module's notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveCheck {
+    /// Legal where it is played: a game without a sum, and every move
+    /// written.
+    Legal,
+    /// One the man on its origin can make there (castling: legal), and no
+    /// capture of a royal man: a summed game whose sum holds.
+    Playable,
+}
+
+impl MoveCheck {
+    /// Whether `m` passes; `in_check` is the side to move's, asked for
+    /// only where needed (it costs more than the rest of the test).
+    fn accepts(self, pos: &mut Position, m: Move, in_check: &mut Option<bool>) -> bool {
+        let mut in_check = |pos: &Position| *in_check.get_or_insert_with(|| pos.in_check());
+        match self {
+            MoveCheck::Legal => {
+                let check = in_check(pos);
+                is_legal(pos, m, check)
+            }
+            MoveCheck::Playable if m.kind() == MoveKind::Castle => {
+                let check = in_check(pos);
+                is_legal(pos, m, check)
+            }
+            MoveCheck::Playable => is_pseudo_legal(pos, m) && !captures_royal(pos, m),
+        }
+    }
+}
+
+/// Whether `m` (pseudo-legal) takes a royal man: only an illegal move
+/// before it could allow that, and a side without its king is no position.
+fn captures_royal(pos: &Position, m: Move) -> bool {
+    let victim = match m.kind() {
+        MoveKind::EnPassant => Square(pos.ep_victim),
+        _ => m.to(),
+    };
+    let cell = pos.cell(victim);
+    cell.is_color(pos.side_to_move().flip()) && pos.variant().piece(cell.kind()).royal
+}
+
 /// The move that the man on `from` makes whole to `to` without promotion,
-/// if one such is legal here: what a ply without the extra field holds.
-fn default_move(pos: &mut Position, from: Square, to: Square, in_check: bool) -> Option<Move> {
+/// if one such passes `check` here: what a ply without the extra field
+/// holds.
+fn default_move(
+    pos: &mut Position,
+    from: Square,
+    to: Square,
+    check: MoveCheck,
+    in_check: &mut Option<bool>,
+) -> Option<Move> {
     let cell = pos.cell(from);
     if !cell.is_color(pos.side_to_move()) {
         return None;
@@ -421,11 +529,16 @@ fn default_move(pos: &mut Position, from: Square, to: Square, in_check: bool) ->
     ]
     .into_iter()
     .map(|kind| Move::new(from, to, k, k, kind))
-    .find(|&m| is_legal(pos, m, in_check))
+    .find(|&m| check.accepts(pos, m, in_check))
 }
 
-/// The move of a ply's square pair and extra field, checked to be legal.
-fn decode_move(pos: &mut Position, pair: u16, extra: Option<u16>) -> Result<Move, String> {
+/// The move of a ply's square pair and extra field, checked by `check`.
+fn decode_move(
+    pos: &mut Position,
+    pair: u16,
+    extra: Option<u16>,
+    check: MoveCheck,
+) -> Result<Move, String> {
     // The variant is borrowed, not cloned: a shared count touched on every
     // ply by every thread would cost more than the rest of the decoding.
     let v = pos.variant();
@@ -436,19 +549,23 @@ fn decode_move(pos: &mut Position, pair: u16, extra: Option<u16>) -> Result<Move
         (Some(f), Some(t)) => (f, t),
         _ => return Err(format!("move code {pair}: no square of the board")),
     };
-    let in_check = pos.in_check();
+    let mut in_check = None;
     let m = match extra {
-        None => default_move(pos, from, to, in_check),
+        None => default_move(pos, from, to, check, &mut in_check),
         Some(x) => Some(Move(
             u32::from(from.0) | u32::from(to.0) << 8 | u32::from(x) << 16,
         ))
-        .filter(|&m| is_legal(pos, m, in_check)),
+        .filter(|&m| check.accepts(pos, m, &mut in_check)),
     };
     m.ok_or_else(|| {
         let v = pos.variant();
         let x = extra.map(|x| format!(" ({x:#06x})")).unwrap_or_default();
+        let what = match check {
+            MoveCheck::Legal => "not legal here",
+            MoveCheck::Playable => "no move of its man here",
+        };
         format!(
-            "move {}{}{x} is not legal here",
+            "move {}{}{x} is {what}",
             v.square_name(from),
             v.square_name(to)
         )
@@ -458,13 +575,13 @@ fn decode_move(pos: &mut Position, pair: u16, extra: Option<u16>) -> Result<Move
 /// A ply's code and extra field for `m`, checked to decode to `m`.
 fn encode_move(pos: &mut Position, m: Move) -> Result<(u16, Option<u16>), String> {
     let pair = square_number(m.from()) * SQUARE_PAIR + square_number(m.to());
-    let in_check = pos.in_check();
-    let extra = if default_move(pos, m.from(), m.to(), in_check) == Some(m) {
+    let legal = MoveCheck::Legal;
+    let extra = if default_move(pos, m.from(), m.to(), legal, &mut None) == Some(m) {
         None
     } else {
         Some((m.0 >> 16) as u16)
     };
-    match decode_move(pos, pair, extra) {
+    match decode_move(pos, pair, extra, legal) {
         Ok(back) if back == m => Ok((pair, extra)),
         _ => Err(format!("{m:?} is no legal move of {}", pos.to_fen())),
     }
@@ -528,7 +645,8 @@ pub fn encode_game(v: &Arc<Variant>, game: &Game) -> Result<Vec<u8>, String> {
             pos.make(m);
         }
     }
-    record(GAME, &body)
+    body.extend(sum(&body).to_le_bytes());
+    record(SUMMED_GAME, &body)
 }
 
 /// A comment record (provenance of a later run).
@@ -586,15 +704,26 @@ pub fn training_plies(r: &Record) -> usize {
     count
 }
 
-/// Replay the game record `r` (of type [`GAME`]): `visit` is given each
-/// position before its move is made, with its White score and whether it
-/// is a training position, and the game's result. Every move is checked.
+/// Replay the game record `r` (a game, summed or not): `visit` is given
+/// each position before its move is made, with its White score and whether
+/// it is a training position, and the game's result. A summed game's sum
+/// is checked first; every move is checked ([`MoveCheck`]).
 pub fn decode_game(
     v: &Arc<Variant>,
     r: &Record,
     mut visit: impl FnMut(&Position, &Ply, f64) -> Result<(), String>,
 ) -> Result<GameInfo, Damage> {
     let base = r.offset as usize + 5;
+    let check = match r.sum {
+        Some(s) if s == sum(r.body) => MoveCheck::Playable,
+        Some(_) => {
+            return Err(damage(
+                r.offset as usize,
+                "damaged game: its sum does not hold",
+            ));
+        }
+        None => MoveCheck::Legal,
+    };
     let mut b = Bytes {
         bytes: r.body,
         at: 0,
@@ -650,7 +779,7 @@ pub fn decode_game(
             }
             None
         } else {
-            Some(decode_move(&mut pos, pair, extra).map_err(|e| damage(at, e))?)
+            Some(decode_move(&mut pos, pair, extra, check).map_err(|e| damage(at, e))?)
         };
         let ply = Ply { mv, score, train };
         visit(&pos, &ply, result).map_err(|e| damage(at, e))?;

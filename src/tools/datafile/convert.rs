@@ -9,7 +9,7 @@
 //! file's leading `#` lines become the binary header's provenance, later
 //! ones comment records, and back.
 
-use super::binary::{self, COMMENT, GAME, Game, Header, Ply};
+use super::binary::{self, COMMENT, Game, Header, Ply};
 use super::{DataError, DataFile, Format, Place, parse_line};
 use crate::rules::board::Position;
 use crate::rules::variant::Variant;
@@ -124,7 +124,7 @@ pub fn stats(file: &str, data: &DataFile, v: Option<&Arc<Variant>>) -> Stats {
             let (records, damage) = binary::records(bytes, *start);
             let games: Vec<_> = records
                 .par_iter()
-                .filter(|r| r.kind == GAME)
+                .filter(|r| r.is_game())
                 .map(|r| binary::decode_game(v, r, |_, _, _| Ok(())))
                 .collect();
             for g in games {
@@ -223,10 +223,7 @@ impl<'a> Writer<'a> {
     /// A checked game record of a binary file, copied to a binary file.
     fn record(&mut self, r: &binary::Record, training: usize) -> Result<(), String> {
         self.start()?;
-        let mut bytes = vec![r.kind];
-        bytes.extend((r.body.len() as u32).to_le_bytes());
-        bytes.extend(r.body);
-        self.out.write_all(&bytes).map_err(io)?;
+        self.out.write_all(&r.to_bytes()).map_err(io)?;
         self.totals.games += 1;
         self.totals.positions += training;
         Ok(())

@@ -66,6 +66,13 @@ pub struct DataPosition<'a> {
     /// (from 0, in the files' order): what tells a caller which position
     /// it is given, the positions being read in parallel.
     pub index: usize,
+    /// The game of a binary file's position (a number of its own among
+    /// the files read together): a game's training positions come one
+    /// after the other, in order, each the same position with the moves
+    /// since the last made, to the same working state; a caller may keep
+    /// what it drew from the last one and update it from the squares that
+    /// changed ([`Position::changed_since`]). None for a text line.
+    pub game: Option<usize>,
 }
 
 /// Where in a file an error is.
@@ -285,7 +292,7 @@ fn read_binary_parts<S, P: Send>(
     let mut next = first;
     let games: Vec<(usize, usize, &binary::Record)> = records
         .iter()
-        .filter(|r| r.kind == binary::GAME)
+        .filter(|r| r.is_game())
         .map(|r| {
             let (start, count) = (next, binary::training_plies(r));
             next += count;
@@ -304,6 +311,7 @@ fn read_binary_parts<S, P: Send>(
                         score: ply.score,
                         result,
                         index,
+                        game: Some(start),
                     };
                     fill(state, &mut out, p)?;
                     index += 1;
@@ -410,6 +418,7 @@ impl DataSet {
                             score: line.score,
                             result: line.result,
                             index: first + n,
+                            game: None,
                         };
                         fill(state, out, p)
                     })
@@ -433,7 +442,7 @@ fn binary_positions(bytes: &[u8], start: usize) -> usize {
     let (records, _) = binary::records(bytes, start);
     records
         .iter()
-        .filter(|r| r.kind == binary::GAME)
+        .filter(|r| r.is_game())
         .map(binary::training_plies)
         .sum()
 }

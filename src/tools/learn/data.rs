@@ -47,9 +47,7 @@ pub fn cut_to_whole_games(path: &Path, v: &Arc<Variant>) -> Result<Counts, Strin
         Ok((header, start)) => {
             header.check(v).map_err(|e| format!("{name}: {e}"))?;
             let (records, _) = binary::records(&bytes, start);
-            records
-                .last()
-                .map_or(start, |r| r.offset as usize + 5 + r.body.len())
+            records.last().map_or(start, |r| r.end())
         }
     };
     if keep < bytes.len() {

@@ -105,7 +105,8 @@ impl Samples {
     /// Pack the positions (a list longer than the packed lengths hold is
     /// cut to it: no board has that many men).
     pub fn new(samples: Vec<Sample>) -> Samples {
-        let mut packed = Samples::with_room(samples.len());
+        let features = samples.iter().map(|s| s.us.len() + s.them.len()).sum();
+        let mut packed = Samples::with_room(samples.len(), features);
         for s in samples {
             let cut = |list: &[u32]| list.len().min(usize::from(u16::MAX));
             let (us, them) = (&s.us[..cut(&s.us)], &s.them[..cut(&s.them)]);
@@ -119,10 +120,11 @@ impl Samples {
         packed
     }
 
-    /// No positions, with room for `positions` of them.
-    pub fn with_room(positions: usize) -> Samples {
+    /// No positions, with room for `positions` of them and `features`
+    /// features in all (more grow the room as a vector does).
+    pub fn with_room(positions: usize, features: usize) -> Samples {
         Samples {
-            features: Vec::new(),
+            features: Vec::with_capacity(features),
             entries: Vec::with_capacity(positions),
             virtuals: None,
         }

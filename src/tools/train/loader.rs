@@ -9,10 +9,10 @@ use super::error::TrainError;
 use super::factor::Factoriser;
 use crate::engine::eval::nnue::Layout;
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
-use crate::rules::board::Position;
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 use crate::rules::variant::Variant;
 use crate::tools::datafile::{DataPosition, DataSet};
+use arrayvec::ArrayVec;
 use std::sync::Arc;
 
 /// The data files of a run, read in order.
@@ -50,6 +50,10 @@ pub struct Baseline {
     pawns: PawnCache,
     /// White's perspective's features, then Black's, as bits.
     seen: [Vec<u64>; 2],
+    /// The game and the moves made of the position `seen` holds, if a
+    /// binary game's: the next position of that game updates `seen` from
+    /// the squares its moves changed rather than from every man.
+    last: Option<(usize, usize)>,
     /// Each cell's row of `features` plus one (0: none yet).
     rows: [u16; 256],
     /// A row a cell met: what a man of that cell on each square gives
@@ -69,6 +73,7 @@ impl Baseline {
         Baseline {
             pawns: PawnCache::new(),
             seen: [Vec::new(), Vec::new()],
+            last: None,
             rows: [0; 256],
             features: Vec::new(),
         }
@@ -161,13 +166,16 @@ impl DataFiles {
         }
         let wanted = Wanted(&held_out);
         let virtuals = reader.factoriser.map(Factoriser::virtuals);
+        // Room for a feature a man and perspective, with every man of the
+        // start position on the board: rarely too little, never much more.
+        let features_each = 2 * reader.layout.start_men();
         // Each game or run of lines is packed as it is read, and the parts
         // joined once: no vector a position.
         let loaded = set
             .load_parts(
                 reader.variant,
                 Baseline::new,
-                |room| Samples::with_room(room).with_virtuals(virtuals),
+                |room| Samples::with_room(room, room * features_each).with_virtuals(virtuals),
                 |state, part, line| reader.append(state, line, &wanted, part),
             )
             .map_err(TrainError::Data)?;
@@ -216,7 +224,7 @@ impl Reader<'_> {
         };
         // The engine's own rule: at most MAX_BUCKETS - 1, a u8.
         let bucket = self.layout.bucket(pos, self.buckets) as u8;
-        let [white, black] = self.features(pos, state)?;
+        let [white, black] = self.features(&line, state)?;
         // The side to move's perspective first.
         let sides = if stm == Color::White {
             [white, black]
@@ -249,7 +257,7 @@ impl Reader<'_> {
         line: DataPosition,
         wanted: &Wanted,
     ) -> Result<Sample, String> {
-        let mut one = Samples::with_room(1);
+        let mut one = Samples::with_room(1, 0);
         self.append(state, line, wanted, &mut one)?;
         let s = one.get(0);
         Ok(Sample {
@@ -262,34 +270,62 @@ impl Reader<'_> {
         })
     }
 
-    /// The active features of `pos` from White's perspective and from
-    /// Black's, as bits (read back in order, they are the sorted lists
-    /// that the layout's [`Layout::active`] gives in board order).
+    /// The active features of the line's position from White's
+    /// perspective and from Black's, as bits (read back in order, they are
+    /// the sorted lists that the layout's [`Layout::active`] gives in board
+    /// order): from the last position's where this one is later in its
+    /// game, else from every man.
     fn features<'s>(
         &self,
-        pos: &Position,
+        line: &DataPosition,
         state: &'s mut Baseline,
     ) -> Result<[&'s [u64]; 2], String> {
-        let inputs = self.layout.inputs();
-        let words = inputs.div_ceil(64);
-        for bits in state.seen.iter_mut() {
-            bits.clear();
-            bits.resize(words, 0);
-        }
-        for c in Color::BOTH {
-            for &sq in pos.men(c) {
-                let cell = pos.cell(Square(sq));
-                let pair = state.man(self.layout, cell, sq as usize)?;
-                if pair == NO_FEATURE {
-                    continue;
+        let pos = line.pos;
+        // Cleared first: an error leaves no position behind for the next.
+        let last = state.last.take();
+        let mut changed = ArrayVec::<(u8, Cell), 64>::new();
+        let follows = match (line.game, last) {
+            (Some(game), Some((was, made))) => game == was && pos.changed_since(made, &mut changed),
+            _ => false,
+        };
+        if follows {
+            // A square holds one man, and a man on a square one feature
+            // from each side: a changed square's old man's bits are set
+            // and its new man's clear (both flip back if they are the same).
+            for &(sq, old) in &changed {
+                for cell in [old, pos.cell(Square(sq))] {
+                    if cell.is_piece() {
+                        self.flip(state, cell, sq)?;
+                    }
                 }
-                let (f, b) = ((pair >> 32) as usize, (pair & 0xFFFF_FFFF) as usize);
-                let [white, black] = &mut state.seen;
-                white[f / 64] |= 1 << (f % 64);
-                black[b / 64] |= 1 << (b % 64);
+            }
+        } else {
+            let words = self.layout.inputs().div_ceil(64);
+            for bits in state.seen.iter_mut() {
+                bits.clear();
+                bits.resize(words, 0);
+            }
+            for c in Color::BOTH {
+                for &sq in pos.men(c) {
+                    self.flip(state, pos.cell(Square(sq)), sq)?;
+                }
             }
         }
+        state.last = line.game.map(|game| (game, pos.moves_made()));
         Ok([&state.seen[0], &state.seen[1]])
+    }
+
+    /// Flip the two bits of a man of `cell` on `sq` (if it is a feature).
+    #[inline]
+    fn flip(&self, state: &mut Baseline, cell: Cell, sq: u8) -> Result<(), String> {
+        let pair = state.man(self.layout, cell, usize::from(sq))?;
+        if pair != NO_FEATURE {
+            let (f, b) = ((pair >> 32) as usize, (pair & 0xFFFF_FFFF) as usize);
+            let [white, black] = &mut state.seen;
+            white[f / 64] ^= 1 << (f % 64);
+            black[b / 64] ^= 1 << (b % 64);
+        }
+        Ok(())
     }
 }
 
@@ -330,6 +366,7 @@ pub(super) mod tests {
                 score: 120,
                 result: 1.0,
                 index: 0,
+                game: None,
             };
             reader.sample(&mut hce, line, &Wanted(&[true]))
         };
@@ -346,6 +383,7 @@ pub(super) mod tests {
             score: 120,
             result: 1.0,
             index: 1,
+            game: None,
         };
         let unscored = reader
             .sample(&mut hce, unscored, &Wanted(&[true, false]))
@@ -366,6 +404,7 @@ pub(super) mod tests {
             score: 0,
             result: 0.5,
             index: 0,
+            game: None,
         };
         assert_eq!(
             reader

@@ -168,6 +168,7 @@ mod tests {
                         score: 30,
                         result: 0.5,
                         index: 0,
+                        game: None,
                     };
                     reader.sample(&mut baseline, line, &Wanted(&[]))
                 })
