@@ -407,6 +407,31 @@ fn read_speed() {
     }
 }
 
+/// `file` read by the trainer's loader as `train` reads it: the variant's
+/// layout, the factoriser on, `buckets` output buckets, the hand-written
+/// evaluation of the `held` share.
+fn trainer_load(
+    set: &VariantSet,
+    name: &str,
+    buckets: usize,
+    file: &str,
+    held: f64,
+) -> amalgam::tools::train::loader::Loaded {
+    let (v, evaluator) = eval::compile(set, name).expect("variant");
+    let layout = Layout::new(&v);
+    let factoriser = Factoriser::new(layout.inputs(), layout.squares());
+    let reader = Reader {
+        variant: &v,
+        layout: &layout,
+        factoriser: Some(&factoriser),
+        tables: evaluator.tables(),
+        buckets,
+    };
+    DataFiles::new(vec![file.to_string()])
+        .load(&reader, held, 1)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// `train`'s reading alone: the trainer's loader ([`DataFiles::load`],
 /// from the files to the packed positions, with the reader `train` builds:
 /// the variant's layout, the factoriser on, the hand-written evaluation of
@@ -430,20 +455,8 @@ fn train_read_speed() {
         let (_, errors) = set.load_file(ini).expect("variants file");
         assert!(errors.is_empty(), "{errors:?}");
     }
-    let (v, evaluator) = eval::compile(&set, name).expect("variant");
-    let layout = Layout::new(&v);
-    let factoriser = Factoriser::new(layout.inputs(), layout.squares());
-    let reader = Reader {
-        variant: &v,
-        layout: &layout,
-        factoriser: Some(&factoriser),
-        tables: evaluator.tables(),
-        buckets: 1,
-    };
     let started = std::time::Instant::now();
-    let loaded = DataFiles::new(vec![file.to_string()])
-        .load(&reader, 0.1, 1)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = trainer_load(&set, name, 1, file, 0.1);
     println!(
         "{file}: {} positions read in {:.3} s",
         loaded.samples.len(),
@@ -457,19 +470,7 @@ fn train_read_speed() {
 type Packed = (Vec<u32>, Vec<u32>, f32, f32, f32, u8);
 
 fn trainer_samples(v: &Arc<Variant>, file: &str) -> Vec<Packed> {
-    let (v2, evaluator) = eval::compile(&variant_set().0, &v.name).expect("variant");
-    let layout = Layout::new(&v2);
-    let factoriser = Factoriser::new(layout.inputs(), layout.squares());
-    let reader = Reader {
-        variant: &v2,
-        layout: &layout,
-        factoriser: Some(&factoriser),
-        tables: evaluator.tables(),
-        buckets: 4,
-    };
-    let loaded = DataFiles::new(vec![file.to_string()])
-        .load(&reader, 0.5, 1)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = trainer_load(&variant_set().0, &v.name, 4, file, 0.5);
     (0..loaded.samples.len())
         .map(|i| {
             let s = loaded.samples.get(i);
