@@ -542,7 +542,7 @@ pub struct Variant {
     pub start_fen: String,
     pub pieces: Vec<PieceInfo>,
     pub king: PieceType,
-    /// Union of royal types (bit set), for quick tests.
+    /// The most men one square may hold (1: no stacking).
     pub stack_max: u8,
     /// `merge[a * n + b]`: the type formed when part `a` moves onto friendly `b`.
     merge: Vec<Option<PieceType>>,
