@@ -6,6 +6,7 @@
 
 mod common;
 
+use amalgam::engine::eval::nnue::features::KingBuckets;
 use amalgam::engine::eval::{self, nnue::Layout};
 use amalgam::tools::datafile::binary::{self, Game, Ply};
 use amalgam::tools::datafile::{self, DataPosition, LoadError};
@@ -408,18 +409,19 @@ fn read_speed() {
 }
 
 /// `file` read by the trainer's loader as `train` reads it: the variant's
-/// layout, the factoriser on, `buckets` output buckets, the hand-written
-/// evaluation of the `held` share.
+/// layout with the king bucket preset `kings`, the factoriser on, `buckets`
+/// output buckets, the hand-written evaluation of the `held` share.
 fn trainer_load(
     set: &VariantSet,
     name: &str,
-    buckets: usize,
+    [buckets, kings]: [usize; 2],
     file: &str,
     held: f64,
 ) -> amalgam::tools::train::loader::Loaded {
     let (v, evaluator) = eval::compile(set, name).expect("variant");
-    let layout = Layout::new(&v);
-    let factoriser = Factoriser::new(layout.inputs(), layout.squares());
+    let kings = KingBuckets::preset(kings, v.files, v.ranks).expect("preset");
+    let layout = Layout::new(&v).with_kings(kings).expect("kings");
+    let factoriser = Factoriser::of(&layout);
     let reader = Reader {
         variant: &v,
         layout: &layout,
@@ -456,7 +458,7 @@ fn train_read_speed() {
         assert!(errors.is_empty(), "{errors:?}");
     }
     let started = std::time::Instant::now();
-    let loaded = trainer_load(&set, name, 1, file, 0.1);
+    let loaded = trainer_load(&set, name, [1, 0], file, 0.1);
     println!(
         "{file}: {} positions read in {:.3} s",
         loaded.samples.len(),
@@ -469,8 +471,8 @@ fn train_read_speed() {
 /// bucket).
 type Packed = (Vec<u32>, Vec<u32>, f32, f32, f32, u8);
 
-fn trainer_samples(v: &Arc<Variant>, file: &str) -> Vec<Packed> {
-    let loaded = trainer_load(&variant_set().0, &v.name, 4, file, 0.5);
+fn trainer_samples(v: &Arc<Variant>, file: &str, kings: usize) -> Vec<Packed> {
+    let loaded = trainer_load(&variant_set().0, &v.name, [4, kings], file, 0.5);
     (0..loaded.samples.len())
         .map(|i| {
             let s = loaded.samples.get(i);
@@ -485,7 +487,7 @@ fn trainer_samples(v: &Arc<Variant>, file: &str) -> Vec<Packed> {
 /// the same positions from a binary file as from the same games as text
 /// lines (each read from every man), in every variant, with captures,
 /// promotions, castling, en passant, stack splits and merges, and runs of
-/// plies that are no training positions.
+/// plies that are no training positions; with king buckets too.
 #[test]
 fn the_trainer_reads_the_same_positions_from_binary_games_as_from_text() {
     let mut rng = Rng::new(17);
@@ -504,9 +506,13 @@ fn the_trainer_reads_the_same_positions_from_binary_games_as_from_text() {
         let args = ["--variants", ini, "data", "convert", &bin, "--out", &txt];
         let (ok, out, err) = run_amalgam_with_errors(&args);
         assert!(ok, "{out}{err}");
-        let from_text = trainer_samples(&v, &txt);
-        assert!(from_text.len() > 300, "{}: {}", v.name, from_text.len());
-        assert_eq!(trainer_samples(&v, &bin), from_text, "{}", v.name);
+        // Without king buckets and with them, where a king's move
+        // changes a perspective's view and every feature with it.
+        for kings in [0, 4] {
+            let from_text = trainer_samples(&v, &txt, kings);
+            assert!(from_text.len() > 300, "{}: {}", v.name, from_text.len());
+            assert_eq!(trainer_samples(&v, &bin, kings), from_text, "{}", v.name);
+        }
         let _ = std::fs::remove_file(&bin);
         let _ = std::fs::remove_file(&txt);
     }

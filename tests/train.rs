@@ -775,21 +775,105 @@ fn a_net_of_four_output_buckets_loads_and_plays_in_the_engine() {
     }
     assert_eq!(buckets, [3, 2, 1, 0]);
 
-    // Through a variant's `nnue` key: checked, and it searches.
-    let ini = dir.join("b4.ini").to_string_lossy().into_owned();
-    std::fs::write(&ini, "[chess-b4:chess]\nnnue = x.nnue\n").expect("ini");
+    plays_through_a_variants_nnue_key(&dir, "chess-b4", fens[2], "2");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `DIR/x.nnue` through a variant `name`'s `nnue` key: `check` passes it
+/// and the engine searches `fen` to `depth` with it.
+fn plays_through_a_variants_nnue_key(dir: &std::path::Path, name: &str, fen: &str, depth: &str) {
+    let ini = dir
+        .join(format!("{name}.ini"))
+        .to_string_lossy()
+        .into_owned();
+    std::fs::write(&ini, format!("[{name}:chess]\nnnue = x.nnue\n")).expect("ini");
     let (ok, out) = run_amalgam(&["check", &ini]);
     assert!(ok && out.contains("x.nnue ok: "), "{out}");
-    let (ok, out) = run_amalgam(&[
-        "--variants",
-        &ini,
-        "go",
-        "chess-b4",
-        fens[2],
-        "--depth",
-        "2",
-    ]);
+    let (ok, out) = run_amalgam(&["--variants", &ini, "go", name, fen, "--depth", depth]);
     assert!(ok && out.contains("bestmove"), "{out}");
+}
+
+/// A net of king buckets, trained from a net without them: its training
+/// starts from that net (below a random start), its file is version 3
+/// with the buckets named in its provenance, and in the engine its
+/// incremental evaluation is the evaluation from scratch with the kings on
+/// either half and in each bucket; it plays through a variant's `nnue` key.
+/// A net of other king buckets is refused as a start.
+#[test]
+fn a_net_of_king_buckets_trains_from_a_plain_net_and_plays_in_the_engine() {
+    use amalgam::engine::eval::nnue::{Accumulators, Net};
+    use amalgam::rules::board::Position;
+    use std::sync::Arc;
+
+    let dir = scratch("kings");
+    let (first, out, _) = train_chess_ok(&dir, &FIT);
+    let random_start = number_after(&out, "loss before: training ");
+    let start = dir.join("plain.nnue").to_string_lossy().into_owned();
+    std::fs::copy(&first, &start).expect("copy");
+    let mut args = FIT.to_vec();
+    args.extend([
+        "--epochs",
+        "3",
+        "--lr",
+        "0.001",
+        "--king-buckets",
+        "4",
+        "--init",
+        &start,
+    ]);
+    let (net_file, out, err) = train_chess_ok(&dir, &args);
+    let before = number_after(&out, "loss before: training ");
+    // Most of these positions are seen mirrored (a king on the e-file is
+    // on the right half), where the start is the net's evaluation of the
+    // mirror image: not the net's loss, but far from a random start's.
+    assert!(
+        before < 0.8 * random_start,
+        "{before} vs {random_start}: {out}{err}"
+    );
+    let network = read_net(&net_file);
+    assert_eq!(network.kings.count(), 4);
+    assert_eq!(network.inputs, 4 * read_net(&start).inputs);
+    let bytes = std::fs::read(&net_file).expect("net");
+    assert_eq!(bytes[4..8], 3u32.to_le_bytes(), "version 3");
+    provenance_has(
+        &net_file,
+        "King buckets: preset 4 (4 buckets, the board mirrored",
+    );
+
+    let set = VariantSet::builtin();
+    let (v, _) = amalgam::engine::eval::compile(&set, "chess").expect("chess");
+    let net =
+        Arc::new(Net::from_bytes(Layout::new(&v), &bytes, "k4").expect("the engine reads it"));
+    let mut planes = std::collections::HashSet::new();
+    for fen in [
+        "r1bq1rk1/pp3ppp/2n5/8/8/2N5/PP3PPP/R1BQK2R w KQ - 0 1",
+        "2kr3r/pp3ppp/2n5/8/8/2N5/PP3PPP/R1B2RK1 b - - 0 1",
+        "8/5pk1/8/3r4/8/1KR5/PP6/8 w - - 0 1",
+        "8/8/4k3/3q4/8/8/3P1K2/8 b - - 0 1",
+    ] {
+        let pos = Position::from_fen(v.clone(), fen).expect("fen");
+        for c in amalgam::rules::types::Color::BOTH {
+            planes.insert(net.layout().view(&pos, c));
+        }
+        let score = Accumulators::new(net.clone(), &pos).evaluate(&pos);
+        assert_eq!(score, net.evaluate(&pos), "{fen}");
+    }
+    assert!(planes.len() >= 5, "{planes:?}");
+
+    plays_through_a_variants_nnue_key(&dir, "chess-k4", "startpos", "4");
+
+    // A start of other king buckets is refused before the data are read.
+    let kings = dir.join("kings.nnue").to_string_lossy().into_owned();
+    std::fs::copy(&net_file, &kings).expect("copy");
+    let refused = dir.join("refused.nnue").to_string_lossy().into_owned();
+    let mut args = vec!["--out", &refused];
+    args.extend(FIT);
+    args.extend(["--king-buckets", "2", "--init", &kings]);
+    let (ok, out, err) = train_chess(&dir, &args);
+    assert!(
+        !ok && err.contains("4 king bucket(s), not those of --king-buckets 2"),
+        "{out}{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -107,6 +107,12 @@ pub struct Learn {
           value_parser = RangedU64ValueParser::<usize>::new()
               .range(1..=u64::from(crate::engine::eval::nnue::features::MAX_BUCKETS)))]
     output_buckets: usize,
+    /// King buckets of the nets trained, a preset as train's --king-buckets
+    /// (0: none); the first such candidate starts from the best net's
+    /// weights in every bucket
+    #[arg(long, value_name = "K", default_value_t = Architecture::default().kings,
+          value_parser = RangedU64ValueParser::<usize>::new().range(0..=4))]
+    king_buckets: usize,
     /// The gate's SPRT: the candidate's Elo under H0
     #[arg(long, value_name = "ELO", default_value_t = DEFAULT_SPRT.elo0, allow_negative_numbers = true)]
     elo0: f64,
@@ -208,6 +214,7 @@ impl Learn {
             batch: self.batch.map_or(Batch::Auto, Batch::Given),
             lambda: self.lambda as f32,
             output_buckets: self.output_buckets,
+            king_buckets: self.king_buckets,
             gate: GateSettings {
                 sprt,
                 clock: self.gate_tc,

@@ -129,6 +129,15 @@ pub struct Train {
     #[arg(long, value_name = "B", default_value_t = Architecture::default().buckets,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=u64::from(MAX_BUCKETS)))]
     output_buckets: usize,
+    /// King buckets: the inputs once per bucket of the perspective's own
+    /// king's square, the board mirrored by file while that king is on its
+    /// right half. 0: none; 1: mirrored only; 2: king on its first rank or
+    /// beyond; 3: first, second, beyond; 4: first rank in the corner
+    /// quarter, first rank nearer the centre, second, beyond. --init may
+    /// name a net without them: its weights go into every bucket
+    #[arg(long, value_name = "K", default_value_t = Architecture::default().kings,
+          value_parser = RangedU64ValueParser::<usize>::new().range(0..=4))]
+    king_buckets: usize,
 }
 
 /// Progress on standard error at most every half second, as datagen does,
@@ -253,6 +262,7 @@ impl Train {
                 activation: self.activation,
                 factoriser: !self.no_factoriser,
                 buckets: self.output_buckets,
+                kings: self.king_buckets,
             },
         ))
     }

@@ -41,6 +41,7 @@ fn scratch_dir(name: &str) -> PathBuf {
 }
 
 use crate::engine::eval::Evaluator;
+use crate::engine::eval::nnue::features::KingBuckets;
 use crate::rules::variant::Variant;
 use crate::rules::variant_set::VariantSet;
 use crate::tools::train::report::positions_trained;
@@ -79,6 +80,8 @@ pub struct LearnOptions {
     pub lambda: f32,
     /// Output buckets of the nets trained (by material; 1: none).
     pub output_buckets: usize,
+    /// The king bucket preset of the nets trained (0: none).
+    pub king_buckets: usize,
     pub gate: GateSettings,
     pub seed: u64,
     /// The command line, for the log and the nets' provenance.
@@ -458,15 +461,22 @@ impl Learn<'_> {
             },
             _ => return Ok((None, "random")),
         };
-        Ok(if architecture.differs_from(&network).is_none() {
-            let start = StartNet {
-                name: net_name,
-                network,
-            };
-            (Some(start), name)
-        } else {
-            (None, "random")
-        })
+        // A net without king buckets starts one with them (its weights in
+        // every bucket); one with other king buckets starts none.
+        let kings = KingBuckets::preset(architecture.kings, self.variant.files, self.variant.ranks)
+            .map_err(|e| e.to_string())?;
+        let kings_fit = network.kings.is_none() || network.kings == kings;
+        Ok(
+            if kings_fit && architecture.differs_from(&network).is_none() {
+                let start = StartNet {
+                    name: net_name,
+                    network,
+                };
+                (Some(start), name)
+            } else {
+                (None, "random")
+            },
+        )
     }
 
     /// The evaluation datagen plays with: the best net, else the
@@ -575,6 +585,7 @@ impl Learn<'_> {
         let architecture = Architecture {
             hidden,
             buckets: self.opts.output_buckets,
+            kings: self.opts.king_buckets,
             ..Architecture::default()
         };
         let (start, start_name) = self.start_net(g, &architecture)?;

@@ -42,20 +42,24 @@ struct Entry {
     baseline: f32,
 }
 
-/// The factoriser's virtual feature of each real feature: `inputs` plus
-/// the feature's block of `squares` (its colour and kind).
+/// The factoriser's virtual feature of each real feature `f`: `inputs +
+/// (f % plane) / block` (see [`Factoriser`](super::factor::Factoriser)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Virtuals {
     pub inputs: u32,
     /// At least 1.
-    pub squares: u32,
+    pub plane: u32,
+    /// At least 1.
+    pub block: u32,
 }
 
 impl Virtuals {
     /// The virtual feature of the real feature `f`.
     #[inline]
     pub fn of(&self, f: u32) -> u32 {
-        self.inputs + f / self.squares
+        // Most layouts have one plane: no remainder to take.
+        let f = if f >= self.plane { f % self.plane } else { f };
+        self.inputs + f / self.block
     }
 }
 

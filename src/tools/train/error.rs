@@ -3,7 +3,7 @@
 //! before any data is read; bad data lines come with every one of them.
 
 use crate::engine::eval::nnue::NetError;
-use crate::engine::eval::nnue::features::MAX_BUCKETS;
+use crate::engine::eval::nnue::features::{KingBuckets, MAX_BUCKETS};
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::tools::datafile::LoadError;
 use std::fmt;
@@ -37,6 +37,8 @@ pub enum OptionError {
     Hidden(usize),
     /// Output buckets none or more than a net file may hold.
     Buckets(usize),
+    /// A king bucket preset there is not.
+    KingBuckets(usize),
     NoBatch,
 }
 
@@ -67,6 +69,12 @@ impl fmt::Display for OptionError {
             OptionError::Buckets(b) => {
                 write!(f, "--output-buckets {b} is not from 1 to {MAX_BUCKETS}")
             }
+            OptionError::KingBuckets(k) => write!(
+                f,
+                "--king-buckets {k} is not one of the presets {} to {}",
+                KingBuckets::PRESETS.start(),
+                KingBuckets::PRESETS.end()
+            ),
             OptionError::NoBatch => write!(f, "--batch must be at least 1"),
         }
     }

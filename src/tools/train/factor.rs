@@ -2,34 +2,61 @@
 //! has a second, virtual feature (colour, kind) that all squares of the
 //! kind share. A kind's common worth (its material, roughly) is then
 //! learnt from every position it appears in, not square by square, which
-//! matters most when the data are few and the kinds many (stacks). The
-//! virtual rows are folded into the real ones when training ends, so the
-//! net file and the engine never see them.
+//! matters most when the data are few and the kinds many (stacks). Under
+//! king buckets the virtual feature is instead the (colour, kind, square)
+//! that every king bucket shares, so that a bucket whose king squares are
+//! rare still learns what each man on each square is worth. The virtual
+//! rows are folded into the real ones when training ends, so the net file
+//! and the engine never see them.
 
 use super::data::Virtuals;
 use super::model::{Model, Shape};
+use crate::engine::eval::nnue::Layout;
 
-/// The virtual features of a layout of `inputs` real features, `squares`
-/// squares per (colour, kind).
+/// The virtual features of a layout of `inputs` real features: the real
+/// feature `f` has the virtual one `inputs + (f % plane) / block`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Factoriser {
     inputs: usize,
-    squares: usize,
+    plane: usize,
+    block: usize,
 }
 
 impl Factoriser {
     /// The factoriser of `inputs` real features laid out kind by kind,
-    /// `squares` features a kind (the board's squares).
+    /// `squares` features a kind (the board's squares): one virtual
+    /// feature a kind.
     pub fn new(inputs: usize, squares: usize) -> Factoriser {
         Factoriser {
             inputs,
-            squares: squares.max(1),
+            plane: inputs.max(1),
+            block: squares.max(1),
+        }
+    }
+
+    /// The factoriser of `inputs` real features in planes of `plane` (one
+    /// a king bucket): one virtual feature a feature of a plane.
+    pub fn across_planes(inputs: usize, plane: usize) -> Factoriser {
+        Factoriser {
+            inputs,
+            plane: plane.max(1),
+            block: 1,
+        }
+    }
+
+    /// The factoriser that suits `layout`: across its king buckets' planes
+    /// if it has them, else by kind.
+    pub fn of(layout: &Layout) -> Factoriser {
+        if layout.kings().is_none() {
+            Factoriser::new(layout.inputs(), layout.squares())
+        } else {
+            Factoriser::across_planes(layout.inputs(), layout.plane())
         }
     }
 
     /// How many virtual features there are.
     pub fn factors(&self) -> usize {
-        self.inputs.div_ceil(self.squares)
+        self.plane.min(self.inputs).div_ceil(self.block)
     }
 
     /// Real and virtual features together.
@@ -44,7 +71,8 @@ impl Factoriser {
         // u32 in the data): the casts cannot cut.
         Virtuals {
             inputs: self.inputs as u32,
-            squares: self.squares as u32,
+            plane: self.plane as u32,
+            block: self.block as u32,
         }
     }
 
@@ -59,7 +87,7 @@ impl Factoriser {
         };
         let mut weights = Vec::with_capacity(shape.size());
         for f in 0..self.inputs {
-            let v = self.inputs + f / self.squares;
+            let v = self.inputs + (f % self.plane) / self.block;
             let (real, shared) = (
                 &model.weights[f * h..(f + 1) * h],
                 &model.weights[v * h..(v + 1) * h],
@@ -113,6 +141,28 @@ mod tests {
             };
             assert!((unfolded.output(&plain.get(0)) - a).abs() > 1e-4);
         }
+    }
+
+    /// Across king buckets' planes each feature's virtual one is the same
+    /// feature of the first plane, above every real feature; folding adds
+    /// that shared row to the feature's row in every plane.
+    #[test]
+    fn across_planes_every_plane_shares_one_row_a_feature() {
+        let fz = Factoriser::across_planes(12, 4);
+        assert_eq!((fz.factors(), fz.rows()), (4, 16));
+        let v = fz.virtuals();
+        let of: Vec<u32> = (0..12).map(|f| v.of(f)).collect();
+        assert_eq!(of, [12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15]);
+        let mut model = Model::with_biases(fz.rows(), 2, Activation::ClippedRelu);
+        for (i, w) in model.weights[..16 * 2].iter_mut().enumerate() {
+            *w = i as f32;
+        }
+        let folded = fz.fold(&model);
+        assert_eq!(folded.shape.inputs, 12);
+        // Feature 5 (plane 1, feature 1): its row (10, 11) plus row 13's
+        // (26, 27).
+        assert_eq!(folded.weights[10..12], [36.0, 38.0]);
+        assert_eq!(folded.weights[2..4], [2.0 + 26.0, 3.0 + 27.0]);
     }
 
     /// Each feature's virtual one is its kind's block (its colour and

@@ -8,6 +8,7 @@ use super::data::{Sample, Samples, TooManyFeatures, split};
 use super::error::TrainError;
 use super::factor::Factoriser;
 use crate::engine::eval::nnue::Layout;
+use crate::engine::eval::nnue::features::View;
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 use crate::rules::variant::Variant;
@@ -50,6 +51,9 @@ pub struct Baseline {
     pawns: PawnCache,
     /// White's perspective's features, then Black's, as bits.
     seen: [Vec<u64>; 2],
+    /// How White's perspective and Black's see the position `seen` holds
+    /// (under king buckets, where each perspective's king stands).
+    views: [View; 2],
     /// The game and the moves made of the position `seen` holds, if a
     /// binary game's: the next position of that game updates `seen` from
     /// the squares its moves changed rather than from every man.
@@ -73,15 +77,16 @@ impl Baseline {
         Baseline {
             pawns: PawnCache::new(),
             seen: [Vec::new(), Vec::new()],
+            views: [View::PLAIN; 2],
             last: None,
             rows: [0; 256],
             features: Vec::new(),
         }
     }
 
-    /// The features of a man of `cell` on `sq` from White's perspective
-    /// (the high half) and from Black's (the low), or [`NO_FEATURE`];
-    /// learnt from `layout` when first met.
+    /// The plain features ([`Layout::plain_feature`]) of a man of `cell`
+    /// on `sq` from White's perspective (the high half) and from Black's
+    /// (the low), or [`NO_FEATURE`]; learnt from `layout` when first met.
     #[inline]
     fn man(&mut self, layout: &Layout, cell: Cell, sq: usize) -> Result<u64, String> {
         let slot = match self.rows[usize::from(cell.0)] {
@@ -98,17 +103,16 @@ impl Baseline {
     /// layout's inputs is an error.
     #[cold]
     fn learn(&mut self, layout: &Layout, cell: Cell, sq: usize) -> Result<u64, String> {
-        let inputs = layout.inputs();
-        let beyond = || format!("a feature index beyond the layout's {inputs} inputs");
-        let pair = match layout.feature(Color::White, cell, sq) {
+        let plane = layout.plane();
+        let beyond = || format!("a feature index beyond the layout's {plane} of a plane");
+        let pair = match layout.plain_feature(Color::White, cell, sq) {
             None => NO_FEATURE,
-            Some(f) if f >= inputs => return Err(beyond()),
+            Some(f) if f >= plane => return Err(beyond()),
             // A feature seen from Black's side is one too: the layout is
             // the same from either side.
             Some(f) => {
                 let b = layout
-                    .feature(Color::Black, cell, sq)
-                    .filter(|&b| b < inputs)
+                    .plain_feature(Color::Black, cell, sq)
                     .ok_or_else(beyond)?;
                 (f as u64) << 32 | b as u64
             }
@@ -284,8 +288,14 @@ impl Reader<'_> {
         // Cleared first: an error leaves no position behind for the next.
         let last = state.last.take();
         let mut changed = ArrayVec::<(u8, Cell), 64>::new();
+        let views = [
+            self.layout.view(pos, Color::White),
+            self.layout.view(pos, Color::Black),
+        ];
         let follows = match (line.game, last) {
-            (Some(game), Some((was, made))) => game == was && pos.changed_since(made, &mut changed),
+            (Some(game), Some((was, made))) => {
+                game == was && views == state.views && pos.changed_since(made, &mut changed)
+            }
             _ => false,
         };
         if follows {
@@ -300,6 +310,7 @@ impl Reader<'_> {
                 }
             }
         } else {
+            state.views = views;
             let words = self.layout.inputs().div_ceil(64);
             for bits in state.seen.iter_mut() {
                 bits.clear();
@@ -315,15 +326,38 @@ impl Reader<'_> {
         Ok([&state.seen[0], &state.seen[1]])
     }
 
-    /// Flip the two bits of a man of `cell` on `sq` (if it is a feature).
+    /// Flip the two bits of a man of `cell` on `sq` (if it is a feature),
+    /// each perspective's in its view (`state.views`).
     #[inline]
     fn flip(&self, state: &mut Baseline, cell: Cell, sq: u8) -> Result<(), String> {
-        let pair = state.man(self.layout, cell, usize::from(sq))?;
-        if pair != NO_FEATURE {
-            let (f, b) = ((pair >> 32) as usize, (pair & 0xFFFF_FFFF) as usize);
-            let [white, black] = &mut state.seen;
-            white[f / 64] ^= 1 << (f % 64);
-            black[b / 64] ^= 1 << (b % 64);
+        let sq = usize::from(sq);
+        let [wv, bv] = state.views;
+        if wv == View::PLAIN && bv == View::PLAIN {
+            let pair = state.man(self.layout, cell, sq)?;
+            if pair != NO_FEATURE {
+                let (f, b) = ((pair >> 32) as usize, (pair & 0xFFFF_FFFF) as usize);
+                let [white, black] = &mut state.seen;
+                white[f / 64] ^= 1 << (f % 64);
+                black[b / 64] ^= 1 << (b % 64);
+            }
+            return Ok(());
+        }
+        for (side, view) in [wv, bv].into_iter().enumerate() {
+            let on = if view.mirror() {
+                self.layout.mirror_square(sq)
+            } else {
+                sq
+            };
+            let pair = state.man(self.layout, cell, on)?;
+            if pair != NO_FEATURE {
+                let plain = if side == 0 {
+                    pair >> 32
+                } else {
+                    pair & 0xFFFF_FFFF
+                };
+                let f = view.base() + plain as usize;
+                state.seen[side][f / 64] ^= 1 << (f % 64);
+            }
         }
         Ok(())
     }

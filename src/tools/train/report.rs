@@ -189,6 +189,15 @@ impl Report {
                 a.buckets
             ));
         }
+        // Said only of a net with king buckets, so that the nets without
+        // them are the files of a build without them.
+        if a.kings > 0 {
+            lines.push(format!(
+                "King buckets: preset {} ({} buckets, the board mirrored by file while the king is on its right half)",
+                a.kings,
+                self.network.kings.count()
+            ));
+        }
         // Said only of a net that did not start from random weights, so
         // that the nets of random starts are a build's without this line.
         if let Some(start) = &s.init {

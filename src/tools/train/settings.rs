@@ -4,7 +4,7 @@
 
 use super::error::OptionError;
 use super::fit::CHUNKS;
-use crate::engine::eval::nnue::features::MAX_BUCKETS;
+use crate::engine::eval::nnue::features::{KingBuckets, MAX_BUCKETS};
 use crate::engine::eval::nnue::format::MAX_HIDDEN;
 use crate::engine::eval::nnue::{Activation, Network};
 use crate::util::stop::Stop;
@@ -35,6 +35,8 @@ pub struct Architecture {
     /// Output buckets by material (1..=[`MAX_BUCKETS`]; 1: one output
     /// layer for every position).
     pub buckets: usize,
+    /// The preset of king buckets ([`KingBuckets::preset`]; 0: none).
+    pub kings: usize,
 }
 
 impl Default for Architecture {
@@ -44,6 +46,7 @@ impl Default for Architecture {
             activation: Activation::SquaredClippedRelu,
             factoriser: true,
             buckets: 1,
+            kings: 0,
         }
     }
 }
@@ -226,6 +229,9 @@ impl Architecture {
         }
         if !(1..=MAX_BUCKETS as usize).contains(&self.buckets) {
             return Err(OptionError::Buckets(self.buckets));
+        }
+        if !KingBuckets::PRESETS.contains(&self.kings) {
+            return Err(OptionError::KingBuckets(self.kings));
         }
         Ok(())
     }

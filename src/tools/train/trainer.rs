@@ -20,8 +20,8 @@ use super::report::{Losses, Report};
 use super::schedule::Schedule;
 use super::settings::{Architecture, Batch, Settings, StartNet};
 use crate::engine::eval::Evaluator;
-use crate::engine::eval::nnue::features::MAX_BUCKETS;
-use crate::engine::eval::nnue::{Layout, Net};
+use crate::engine::eval::nnue::features::{KingBuckets, MAX_BUCKETS};
+use crate::engine::eval::nnue::{Layout, Net, Network};
 use crate::rules::variant::Variant;
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,14 +48,21 @@ pub struct Trainer {
 
 impl Trainer {
     /// A trainer for `variant`, whose hand-written evaluation (the
-    /// `evaluator`'s tables) is the measure its nets are compared with.
+    /// `evaluator`'s tables) is the measure its nets are compared with. A
+    /// king bucket preset there is not is refused when the trainer runs
+    /// ([`Architecture::check`]); till then the layout has none.
     pub fn new(
         variant: Arc<Variant>,
         evaluator: Arc<Evaluator>,
         architecture: Architecture,
     ) -> Trainer {
+        let plain = Layout::new(&variant);
+        let layout = KingBuckets::preset(architecture.kings, variant.files, variant.ranks)
+            .ok()
+            .and_then(|kings| plain.clone().with_kings(kings).ok())
+            .unwrap_or(plain);
         Trainer {
-            layout: Layout::new(&variant),
+            layout,
             variant,
             evaluator,
             architecture,
@@ -133,10 +140,24 @@ impl Trainer {
     }
 
     /// Whether `start` is a net this trainer can go on from: the variant's
-    /// layout and this architecture (hidden size, activation, buckets).
+    /// layout (or the same without king buckets, which the training lifts
+    /// into every bucket) and this architecture (hidden size, activation,
+    /// buckets).
     fn check_start(&self, start: &StartNet) -> Result<(), TrainError> {
         let (net, a) = (&start.network, &self.architecture);
-        let why = match net.check_layout(&self.layout) {
+        let layout = if net.kings.is_none() {
+            Layout::new(&self.variant)
+        } else {
+            self.layout.clone()
+        };
+        let why = match net.check_layout(&layout) {
+            Err(_) if net.layout_hash == layout.hash() && net.kings != *layout.kings() => {
+                Some(format!(
+                    "{} king bucket(s), not those of --king-buckets {}",
+                    net.kings.count(),
+                    a.kings
+                ))
+            }
             Err(e) => Some(format!("not a net of {}: {e}", self.variant.name)),
             Ok(()) => a.differs_from(net),
         };
@@ -146,6 +167,46 @@ impl Trainer {
                 why,
             })
         })
+    }
+
+    /// The model a training from `start` begins with, of `rows` inputs:
+    /// the net's own weights; a net without king buckets, for a layout
+    /// with them, lifted into every bucket (into the factoriser's rows,
+    /// which every bucket shares, or else copied into each bucket's), so
+    /// that the model begins from the net's evaluation, mirrored where a
+    /// view is.
+    fn start_model(
+        &self,
+        start: &Network,
+        factoriser: Option<&Factoriser>,
+        rows: usize,
+    ) -> super::model::Model {
+        let layout = &self.layout;
+        if !start.kings.is_none() || layout.kings().is_none() {
+            return dequantise(start, rows);
+        }
+        let plain = dequantise(start, start.inputs as usize);
+        let (h, plane) = (plain.shape.hidden, plain.shape.inputs);
+        let shape = Shape {
+            inputs: rows,
+            ..plain.shape
+        };
+        let rows_of = &plain.weights[..plane * h];
+        let mut weights = Vec::with_capacity(shape.size());
+        match factoriser {
+            Some(_) => {
+                weights.resize(layout.inputs() * h, 0.0);
+                weights.extend_from_slice(rows_of);
+            }
+            None => {
+                for _ in 0..layout.inputs() / plane.max(1) {
+                    weights.extend_from_slice(rows_of);
+                }
+            }
+        }
+        weights.resize(shape.feature_bias(), 0.0);
+        weights.extend_from_slice(&plain.weights[plain.shape.feature_bias()..]);
+        super::model::Model { shape, weights }
     }
 
     /// What a checkpoint must match that is known before the data are
@@ -174,6 +235,11 @@ impl Trainer {
             line("validation", settings.validation.to_string()),
             line("data", files.join(", ")),
         ];
+        // Only where there are some, so that the checkpoints of nets
+        // without them are those of a build without this line.
+        if a.kings > 0 {
+            lines.insert(6, line("king buckets", a.kings.to_string()));
+        }
         // Only where there is one, so that the checkpoints of random
         // starts are those of a build without this line.
         if let Some(start) = &settings.init {
@@ -198,9 +264,7 @@ impl Trainer {
         let layout = &self.layout;
         let arch = self.architecture;
         let started = Instant::now();
-        let factoriser = arch
-            .factoriser
-            .then(|| Factoriser::new(layout.inputs(), layout.squares()));
+        let factoriser = arch.factoriser.then(|| Factoriser::of(layout));
         let loaded = data.load(
             &Reader {
                 variant: &self.variant,
@@ -276,9 +340,11 @@ impl Trainer {
                 )?
             }
             None => match &settings.init {
-                Some(start) => {
-                    FitState::from_model(dequantise(&start.network, rows), train, settings.seed)
-                }
+                Some(start) => FitState::from_model(
+                    self.start_model(&start.network, factoriser.as_ref(), rows),
+                    train,
+                    settings.seed,
+                ),
                 None => FitState::new(shape, train, settings.seed),
             },
         };
@@ -338,5 +404,89 @@ impl Trainer {
         };
         report.network.provenance = report.provenance(&loaded.comments);
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::data::Samples;
+    use super::super::loader::{Baseline, Reader, Wanted};
+    use super::*;
+    use crate::rules::board::Position;
+    use crate::rules::variant_set::VariantSet;
+    use crate::tools::datafile::DataPosition;
+
+    /// A net without king buckets, lifted into a layout with them, starts
+    /// the model where the net was: a position whose kings stand on the
+    /// left half is evaluated as the net evaluates it, one whose kings
+    /// stand on the right half as the net evaluates its mirror image; with
+    /// the factoriser and without.
+    #[test]
+    fn a_net_without_king_buckets_starts_every_bucket_where_it_was() {
+        let set = VariantSet::builtin();
+        let (v, evaluator) = crate::engine::eval::compile(&set, "chess").expect("chess");
+        let plain = Layout::new(&v);
+        let start = Network::random_with_buckets(&plain, 16, 2, 5);
+        let plain_model = dequantise(&start, plain.inputs());
+        let sample = |layout: &Layout, factoriser: Option<&Factoriser>, fen: &str| {
+            let reader = Reader {
+                variant: &v,
+                layout,
+                factoriser,
+                tables: evaluator.tables(),
+                buckets: 2,
+            };
+            let pos = Position::from_fen(v.clone(), fen).expect("fen");
+            let line = DataPosition {
+                pos: &pos,
+                score: 0,
+                result: 0.5,
+                index: 0,
+                game: None,
+            };
+            let s = reader
+                .sample(&mut Baseline::new(), line, &Wanted(&[]))
+                .expect("sample");
+            Samples::new(vec![s]).with_virtuals(factoriser.map(Factoriser::virtuals))
+        };
+        for factoriser in [true, false] {
+            let arch = Architecture {
+                hidden: 16,
+                buckets: 2,
+                kings: 4,
+                factoriser,
+                ..Architecture::default()
+            };
+            let trainer = Trainer::new(v.clone(), evaluator.clone(), arch);
+            let layout = trainer.layout();
+            assert_eq!(layout.inputs(), 4 * plain.inputs());
+            let fz = factoriser.then(|| Factoriser::of(layout));
+            let rows = fz.map_or(layout.inputs(), |f| f.rows());
+            let model = trainer.start_model(&start, fz.as_ref(), rows);
+            assert_eq!(model.weights.len(), model.shape.size());
+            for (fen, as_plain) in [
+                // Kings on d8 and c1: no view mirrored.
+                (
+                    "3k4/8/2n5/8/4P3/1B6/8/2K5 w - - 0 1",
+                    "3k4/8/2n5/8/4P3/1B6/8/2K5 w - - 0 1",
+                ),
+                // Kings on f8 and g1: both mirrored.
+                (
+                    "5k2/8/2n5/8/4P3/1B6/8/6K1 b - - 0 1",
+                    "2k5/8/5n2/8/3P4/6B1/8/1K6 b - - 0 1",
+                ),
+            ] {
+                let lifted = model.output(&sample(layout, fz.as_ref(), fen).get(0));
+                let want = plain_model.output(&sample(&plain, None, as_plain).get(0));
+                assert!((lifted - want).abs() < 1e-4, "{fen}: {lifted} {want}");
+            }
+            // The net's own position, mirrored, is another evaluation: the
+            // test can tell the two apart.
+            let other = plain_model
+                .output(&sample(&plain, None, "5k2/8/2n5/8/4P3/1B6/8/6K1 b - - 0 1").get(0));
+            let mirrored = plain_model
+                .output(&sample(&plain, None, "2k5/8/5n2/8/3P4/6B1/8/1K6 b - - 0 1").get(0));
+            assert!((other - mirrored).abs() > 1e-3, "{other} {mirrored}");
+        }
     }
 }

@@ -3,8 +3,11 @@
 //! Making a move pushes an entry that records only the move's board
 //! changes; the accumulators of an entry are computed when its position is
 //! evaluated, from the nearest computed entry below it, so that moves whose
-//! positions are never evaluated cost almost nothing.
+//! positions are never evaluated cost almost nothing. Under king buckets
+//! a perspective whose view changed on the way (its king moved to another
+//! bucket or half) is computed from scratch instead.
 
+use super::features::View;
 use super::net::Net;
 use crate::rules::board::Position;
 use crate::rules::types::{Cell, Color};
@@ -19,8 +22,11 @@ type Change = (u8, Cell, Cell);
 struct Ply {
     /// The board changes of the move that led here (none for a null move).
     changes: ArrayVec<Change, 4>,
-    /// Whether this entry's accumulators hold its position's values.
-    computed: bool,
+    /// How White's perspective and Black's see this position.
+    views: [View; 2],
+    /// Whether this entry's accumulators hold its position's values, per
+    /// perspective.
+    computed: [bool; 2],
 }
 
 /// The accumulator stack of one search thread (see the module comment).
@@ -32,6 +38,9 @@ pub struct Accumulators {
     plies: Vec<Ply>,
     /// Index of the current position's entry.
     top: usize,
+    /// Whether the net has king buckets (else every view is plain and
+    /// both perspectives are brought up to date together).
+    kings: bool,
     scratch: Vec<u32>,
 }
 
@@ -41,6 +50,7 @@ impl Accumulators {
         let mut a = Accumulators {
             values: vec![0; 2 * net.hidden()],
             plies: vec![Ply::default()],
+            kings: !net.layout().kings().is_none(),
             net,
             top: 0,
             scratch: Vec::new(),
@@ -62,24 +72,41 @@ impl Accumulators {
             .refresh(pos, Color::White, white, &mut self.scratch);
         self.net
             .refresh(pos, Color::Black, black, &mut self.scratch);
-        self.plies[0].computed = true;
+        self.plies[0].views = self.views(pos);
+        self.plies[0].computed = [true; 2];
+    }
+
+    /// How both perspectives see `pos`.
+    #[inline]
+    fn views(&self, pos: &Position) -> [View; 2] {
+        if !self.kings {
+            return [View::PLAIN; 2];
+        }
+        let layout = self.net.layout();
+        [
+            layout.view(pos, Color::White),
+            layout.view(pos, Color::Black),
+        ]
     }
 
     /// After a move is made on `pos`: push the entry of the position it
     /// reached, from the board changes the position recorded.
     #[inline]
     pub fn push_move(&mut self, pos: &Position) {
-        self.push(pos.last_changes());
+        let views = self.views(pos);
+        self.push(pos.last_changes(), views);
     }
 
-    /// Push the entry of a null move (no feature changes).
+    /// Push the entry of a null move (no feature changes, the kings where
+    /// they were).
     #[inline]
     pub fn push_null(&mut self) {
-        self.push(ArrayVec::new());
+        let views = self.plies[self.top].views;
+        self.push(ArrayVec::new(), views);
     }
 
     #[inline]
-    fn push(&mut self, changes: ArrayVec<Change, 4>) {
+    fn push(&mut self, changes: ArrayVec<Change, 4>, views: [View; 2]) {
         self.top += 1;
         if self.top == self.plies.len() {
             self.plies.push(Ply::default());
@@ -88,7 +115,8 @@ impl Accumulators {
         }
         let ply = &mut self.plies[self.top];
         ply.changes = changes;
-        ply.computed = false;
+        ply.views = views;
+        ply.computed = [false; 2];
     }
 
     /// After a move is unmade: back to the entry below.
@@ -97,20 +125,28 @@ impl Accumulators {
         self.top = self.top.saturating_sub(1);
     }
 
-    /// The accumulators of the current position, White's then Black's,
-    /// computed from the nearest computed entry below if need be.
-    pub fn current(&mut self) -> (&[i16], &[i16]) {
-        self.compute();
+    /// The accumulators of the current position `pos`, White's then
+    /// Black's, computed from the nearest computed entry below if need be.
+    pub fn current(&mut self, pos: &Position) -> (&[i16], &[i16]) {
+        self.compute(pos);
         let h = self.net.hidden();
         self.values[self.top * 2 * h..(self.top + 1) * 2 * h].split_at(h)
     }
 
-    /// Compute the entries from the nearest computed one up to the top.
+    /// Compute the top entry, whose position is `pos`, from the nearest
+    /// computed one, each perspective by itself.
     #[inline]
-    fn compute(&mut self) {
+    fn compute(&mut self, pos: &Position) {
+        if self.kings {
+            for (side, perspective) in Color::BOTH.into_iter().enumerate() {
+                self.compute_side(pos, side, perspective);
+            }
+            return;
+        }
+        // Plain views: both perspectives move by move together.
         let h = self.net.hidden();
         let mut base = self.top;
-        while !self.plies[base].computed {
+        while !self.plies[base].computed[0] {
             base -= 1;
         }
         for i in base + 1..=self.top {
@@ -119,9 +155,46 @@ impl Accumulators {
             here.copy_from_slice(&below[(i - 1) * 2 * h..]);
             let (white, black) = here.split_at_mut(h);
             let changes = &self.plies[i].changes;
-            apply(&self.net, changes, Color::White, white);
-            apply(&self.net, changes, Color::Black, black);
-            self.plies[i].computed = true;
+            apply::<false>(&self.net, changes, View::PLAIN, Color::White, white);
+            apply::<false>(&self.net, changes, View::PLAIN, Color::Black, black);
+            self.plies[i].computed = [true; 2];
+        }
+    }
+
+    /// [`Accumulators::compute`] of one perspective: move by move from the
+    /// nearest computed entry while its view stays the same, else from
+    /// scratch at the top (the entries between stay uncomputed).
+    #[inline]
+    fn compute_side(&mut self, pos: &Position, side: usize, perspective: Color) {
+        if self.plies[self.top].computed[side] {
+            return;
+        }
+        let h = self.net.hidden();
+        let mut base = self.top;
+        while !self.plies[base].computed[side] {
+            base -= 1;
+        }
+        let view = self.plies[self.top].views[side];
+        if self.plies[base..self.top]
+            .iter()
+            .any(|p| p.views[side] != view)
+        {
+            let at = (self.top * 2 + side) * h;
+            self.net.refresh(
+                pos,
+                perspective,
+                &mut self.values[at..at + h],
+                &mut self.scratch,
+            );
+            self.plies[self.top].computed[side] = true;
+            return;
+        }
+        for i in base + 1..=self.top {
+            let (below, here) = self.values.split_at_mut((i * 2 + side) * h);
+            let here = &mut here[..h];
+            here.copy_from_slice(&below[((i - 1) * 2 + side) * h..][..h]);
+            apply::<true>(&self.net, &self.plies[i].changes, view, perspective, here);
+            self.plies[i].computed[side] = true;
         }
     }
 
@@ -129,7 +202,7 @@ impl Accumulators {
     /// side to move.
     #[inline]
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
-        self.compute();
+        self.compute(pos);
         let h = self.net.hidden();
         let (white, black) = self.values[self.top * 2 * h..(self.top + 1) * 2 * h].split_at(h);
         let bucket = self.net.bucket(pos);
@@ -140,17 +213,29 @@ impl Accumulators {
     }
 }
 
-/// Apply a move's board changes to `acc`, seen from `perspective`.
+/// Apply a move's board changes to `acc`, seen from `perspective` with
+/// `view` (the same before the move and after it; `KINGS` false for a
+/// net without king buckets, whose views are plain).
 #[inline]
-fn apply(net: &Net, changes: &[Change], perspective: Color, acc: &mut [i16]) {
+fn apply<const KINGS: bool>(
+    net: &Net,
+    changes: &[Change],
+    view: View,
+    perspective: Color,
+    acc: &mut [i16],
+) {
     let layout = net.layout();
+    let feature = |cell, sq| match KINGS {
+        true => layout.feature(view, perspective, cell, sq),
+        false => layout.plain_feature(perspective, cell, sq),
+    };
     let mut add = ArrayVec::<&[i16], 4>::new();
     let mut sub = ArrayVec::<&[i16], 4>::new();
     for &(sq, old, new) in changes {
-        if let Some(f) = layout.feature(perspective, old, sq as usize) {
+        if let Some(f) = feature(old, sq as usize) {
             sub.push(net.row(f));
         }
-        if let Some(f) = layout.feature(perspective, new, sq as usize) {
+        if let Some(f) = feature(new, sq as usize) {
             add.push(net.row(f));
         }
     }

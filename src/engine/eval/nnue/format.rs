@@ -5,7 +5,10 @@
 //! ```text
 //! magic "AMNN" | version u32 | layout hash u64 | inputs u32 | hidden u32
 //! | activation u8 | qa i32 | qb i32 | scale i32
-//! | buckets u32 (version 2 only; version 1 has one bucket)
+//! | buckets u32 (versions 2 and 3; version 1 has one bucket)
+//! | king buckets (version 3 only): mirror u8 (0 or 1) | map length u32
+//!   | map u8 x length (the bucket of each square of the perspective's
+//!   king, empty or one a square of the board)
 //! | provenance length u32 | provenance (UTF-8)
 //! | feature weights i16 x inputs x hidden (feature-major)
 //! | feature bias i16 x hidden
@@ -15,18 +18,20 @@
 //! ```
 //!
 //! A net of one output bucket is written as version 1, byte for byte the
-//! file of a build without buckets; a net of more as version 2.
+//! file of a build without buckets; a net of more as version 2; a net
+//! with king buckets as version 3.
 
-use super::features::{Layout, MAX_BUCKETS};
+use super::features::{KingBucketError, KingBuckets, Layout, MAX_BUCKETS};
 use crate::util::hash::fnv1a;
 use std::fmt;
 
 /// The file's first four bytes.
 pub const MAGIC: [u8; 4] = *b"AMNN";
 /// The newest format version this build reads and writes: version 2 adds
-/// the output bucket count; version 1 (one bucket) is still read, and
-/// written for nets of one bucket.
-pub const VERSION: u32 = 2;
+/// the output bucket count, version 3 the king buckets; version 1 (one
+/// bucket) is still read, and written for nets of one bucket and no king
+/// buckets, version 2 for nets of no king buckets.
+pub const VERSION: u32 = 3;
 /// Largest hidden layer a file may declare.
 pub const MAX_HIDDEN: u32 = 4096;
 /// Largest quantisation factors and output scale a file may declare: the
@@ -79,6 +84,8 @@ pub struct Network {
     pub scale: i32,
     /// Output buckets, 1..=[`MAX_BUCKETS`].
     pub buckets: u32,
+    /// The king buckets the inputs are laid out by (none for most nets).
+    pub kings: KingBuckets,
     /// UTF-8 text: commands, seeds, data, losses.
     pub provenance: String,
     /// inputs * hidden, feature-major.
@@ -113,6 +120,9 @@ pub enum NetError {
         hidden: u32,
     },
     UnknownActivation(u8),
+    /// King buckets that do not fit the variant's board, or a mirror flag
+    /// other than 0 or 1 (`None`).
+    BadKingBuckets(Option<KingBucketError>),
     /// A bucket count of 0 or above [`MAX_BUCKETS`].
     BadBuckets(u32),
     /// qa, qb or scale not positive or beyond the bounds.
@@ -156,6 +166,12 @@ impl fmt::Display for NetError {
                  (hidden must be 1..={MAX_HIDDEN}, inputs the variant's)"
             ),
             NetError::UnknownActivation(c) => write!(f, "unknown activation code {c}"),
+            NetError::BadKingBuckets(Some(e)) => {
+                write!(f, "the net's king buckets are refused: {e}")
+            }
+            NetError::BadKingBuckets(None) => {
+                write!(f, "the net's king bucket mirror flag is neither 0 nor 1")
+            }
             NetError::BadBuckets(b) => write!(
                 f,
                 "the net's output bucket count {b} is out of range (it must be 1..={MAX_BUCKETS})"
@@ -257,13 +273,27 @@ impl Network {
         if !(1..=MAX_BUCKETS).contains(&buckets) {
             return Err(NetError::BadBuckets(buckets));
         }
+        let kings = if version >= 3 {
+            let mirror = match r.array::<1>()? {
+                [0] => false,
+                [1] => true,
+                _ => return Err(NetError::BadKingBuckets(None)),
+            };
+            let len = r.u32()?;
+            // Taken from the bytes there are: a length beyond them is a
+            // truncated file, found before anything is allocated.
+            let map = r.take(len as usize)?.to_vec();
+            KingBuckets::from_parts(map, mirror).map_err(|e| NetError::BadKingBuckets(Some(e)))?
+        } else {
+            KingBuckets::none()
+        };
         let provenance_len = r.u32()?;
         // The whole file's length, from the header, in u64 (no overflow):
         // checked before any allocation, so a bad header cannot ask for
         // more memory than the file itself holds.
         let (n_in, n_hid, n_b) = (inputs as u64, hidden as u64, buckets as u64);
-        let header = HEADER as u64 + if version >= 2 { 4 } else { 0 };
-        let expected = header
+        // The header ends where the provenance begins.
+        let expected = r.at as u64
             + provenance_len as u64
             + 2 * (n_in * n_hid + n_hid + n_b * 2 * n_hid)
             + 4 * n_b
@@ -306,6 +336,7 @@ impl Network {
             qb,
             scale,
             buckets,
+            kings,
             provenance,
             feature_weights,
             feature_bias,
@@ -315,12 +346,18 @@ impl Network {
     }
 
     /// The file's bytes: version 1 for a net of one bucket (the file a
-    /// build without buckets writes), else version 2.
+    /// build without buckets writes), version 2 for more, version 3 with
+    /// king buckets.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let version: u32 = if self.buckets == 1 { 1 } else { VERSION };
+        let version: u32 = match (self.kings.is_none(), self.buckets) {
+            (false, _) => 3,
+            (true, 1) => 1,
+            (true, _) => 2,
+        };
         let mut out = Vec::with_capacity(
             HEADER
-                + 4
+                + 9
+                + self.kings.map().len()
                 + self.provenance.len()
                 + 2 * (self.feature_weights.len()
                     + self.feature_bias.len()
@@ -340,6 +377,11 @@ impl Network {
         if version >= 2 {
             out.extend_from_slice(&self.buckets.to_le_bytes());
         }
+        if version >= 3 {
+            out.push(u8::from(self.kings.mirror()));
+            out.extend_from_slice(&(self.kings.map().len() as u32).to_le_bytes());
+            out.extend_from_slice(self.kings.map());
+        }
         out.extend_from_slice(&(self.provenance.len() as u32).to_le_bytes());
         out.extend_from_slice(self.provenance.as_bytes());
         for w in self
@@ -358,12 +400,19 @@ impl Network {
         out
     }
 
-    /// Whether the net was made for `layout`: its hash and input count.
+    /// Whether the net was made for `layout`: its hash, its king buckets
+    /// and input count.
     pub fn check_layout(&self, layout: &Layout) -> Result<(), NetError> {
         if self.layout_hash != layout.hash() {
             return Err(NetError::LayoutMismatch {
                 expected: layout.hash(),
                 found: self.layout_hash,
+            });
+        }
+        if &self.kings != layout.kings() {
+            return Err(NetError::BadSizes {
+                inputs: self.inputs,
+                hidden: self.hidden,
             });
         }
         if self.inputs as usize != layout.inputs() {
@@ -425,6 +474,7 @@ impl Network {
             qb,
             scale,
             buckets,
+            kings: layout.kings().clone(),
             provenance: String::new(),
             feature_weights: vec![0; inputs * h],
             feature_bias: vec![0; h],
@@ -513,6 +563,64 @@ mod tests {
         assert_eq!(Network::from_bytes(&v2), Ok(read));
     }
 
+    /// A net with king buckets is written as version 3, the buckets after
+    /// the output bucket count, and read back as it was; a bad mirror
+    /// flag, a bucket beyond the most, a map longer than the file and a
+    /// file cut anywhere in the king buckets are refused.
+    #[test]
+    fn king_buckets_round_trip_and_bad_ones_are_refused() {
+        let set = VariantSet::builtin();
+        let v = set.compile("chess").expect("chess");
+        let kings = KingBuckets::preset(4, 8, 8).expect("preset");
+        let layout = Layout::new(&v).with_kings(kings.clone()).expect("kings");
+        let n = Network::random_with_buckets(&layout, 8, 2, 9);
+        assert_eq!(n.kings, kings);
+        assert_eq!(n.inputs as usize, 4 * Layout::new(&v).inputs());
+        let bytes = n.to_bytes();
+        assert_eq!(bytes[4..8], 3u32.to_le_bytes());
+        assert_eq!(bytes[37..41], 2u32.to_le_bytes());
+        assert_eq!(bytes[41], 1);
+        assert_eq!(bytes[42..46], 64u32.to_le_bytes());
+        assert_eq!(&bytes[46..110], kings.map());
+        assert_eq!(Network::from_bytes(&bytes), Ok(n.clone()));
+        assert_eq!(
+            Network::from_bytes(&bytes).map(|m| m.to_bytes()),
+            Ok(bytes.clone())
+        );
+        let b = resealed(bytes.clone(), |b| b[41] = 2);
+        assert_eq!(Network::from_bytes(&b), Err(NetError::BadKingBuckets(None)));
+        let b = resealed(bytes.clone(), |b| b[50] = 16);
+        assert_eq!(
+            Network::from_bytes(&b),
+            Err(NetError::BadKingBuckets(Some(KingBucketError::TooMany(16))))
+        );
+        let b = resealed(bytes.clone(), |b| {
+            b[42..46].copy_from_slice(&u32::MAX.to_le_bytes())
+        });
+        assert!(matches!(
+            Network::from_bytes(&b),
+            Err(NetError::Truncated { .. })
+        ));
+        for cut in [42, 45, 46, 100, 110] {
+            assert!(
+                matches!(
+                    Network::from_bytes(&bytes[..cut]),
+                    Err(NetError::Truncated { .. })
+                ),
+                "cut {cut}"
+            );
+        }
+        // Without king buckets the same net is version 2, and the plain
+        // layout refuses the net with them.
+        let plain = Network {
+            kings: KingBuckets::none(),
+            ..Network::random_with_buckets(&Layout::new(&v), 8, 2, 9)
+        };
+        assert_eq!(plain.to_bytes()[4..8], 2u32.to_le_bytes());
+        assert!(n.check_layout(&Layout::new(&v)).is_err());
+        assert_eq!(n.check_layout(&layout), Ok(()));
+    }
+
     /// A bucket count of 0 or above the most is refused, and so is a file
     /// cut anywhere or too short for the buckets its header gives.
     #[test]
@@ -598,7 +706,7 @@ mod tests {
         assert_eq!(Network::from_bytes(&b), Err(NetError::BadMagic));
         assert_eq!(Network::from_bytes(b"PK"), Err(NetError::BadMagic));
         assert_eq!(Network::from_bytes(b"{\"a\": 1}"), Err(NetError::BadMagic));
-        for v in [0, 3] {
+        for v in [0, VERSION + 1] {
             let b = resealed(bytes.clone(), |b| {
                 b[4..8].copy_from_slice(&u32::to_le_bytes(v))
             });
@@ -712,6 +820,8 @@ mod tests {
             },
             NetError::UnknownActivation(3),
             NetError::BadBuckets(17),
+            NetError::BadKingBuckets(None),
+            NetError::BadKingBuckets(Some(KingBucketError::TooMany(16))),
             NetError::BadQuantisation {
                 qa: 0,
                 qb: 0,

@@ -39,9 +39,20 @@ impl fmt::Debug for Net {
 }
 
 impl Net {
-    /// The net `network` for `layout`, refused unless it was made for that
-    /// layout and its arrays have the sizes its header gives.
+    /// The net `network` for the variant of `layout` (its king buckets
+    /// taken from the net), refused unless it was made for that variant,
+    /// its king buckets fit the board and its arrays have the sizes its
+    /// header gives.
     pub fn new(layout: Layout, network: Network, name: &str) -> Result<Net, NetError> {
+        if network.layout_hash != layout.hash() {
+            return Err(NetError::LayoutMismatch {
+                expected: layout.hash(),
+                found: network.layout_hash,
+            });
+        }
+        let layout = layout
+            .with_kings(network.kings.clone())
+            .map_err(|e| NetError::BadKingBuckets(Some(e)))?;
         network.check_layout(&layout)?;
         let n = &network;
         let (inputs, hidden) = (n.inputs as usize, n.hidden as usize);
@@ -293,6 +304,14 @@ mod tests {
             Net::new(layout.clone(), none, "t").err(),
             Some(NetError::BadBuckets(0))
         );
+        // King buckets of another board's size.
+        let mut kings = good.clone();
+        kings.kings =
+            crate::engine::eval::nnue::features::KingBuckets::preset(2, 10, 8).expect("preset");
+        assert!(matches!(
+            Net::new(layout.clone(), kings, "t"),
+            Err(NetError::BadKingBuckets(Some(_)))
+        ));
         let other = Layout::new(&VariantSet::builtin().compile("compound").expect("compound"));
         assert!(matches!(
             Net::new(other, good, "t"),

@@ -2,6 +2,7 @@
 //! random games of every shipped variant, and of the kernels against each
 //! other on the positions of those games.
 
+use super::features::KingBuckets;
 use super::{Accumulators, Kernel, Layout, Net, Network};
 use crate::rules::board::Position;
 use crate::rules::movegen::legal_moves;
@@ -19,8 +20,10 @@ fn shipped() -> Vec<Arc<Variant>> {
         .collect()
 }
 
-fn random_net(v: &Variant, hidden: u32, seed: u64) -> Arc<Net> {
-    let layout = Layout::new(v);
+/// A random net of `v` with the king bucket preset `kings`.
+fn random_net(v: &Variant, hidden: u32, seed: u64, kings: usize) -> Arc<Net> {
+    let kings = KingBuckets::preset(kings, v.files, v.ranks).expect("preset");
+    let layout = Layout::new(v).with_kings(kings).expect("kings");
     let network = Network::random(&layout, hidden, seed);
     Arc::new(Net::new(layout, network, "random").expect("random net"))
 }
@@ -37,7 +40,7 @@ fn scratch(net: &Net, pos: &Position) -> (Vec<i16>, Vec<i16>) {
 
 fn assert_current(acc: &mut Accumulators, pos: &Position, what: &str) {
     let want = scratch(acc.net(), pos);
-    let (white, black) = acc.current();
+    let (white, black) = acc.current(pos);
     assert!(
         white == &want.0[..] && black == &want.1[..],
         "{what}: incremental accumulators differ from scratch at {}",
@@ -126,18 +129,29 @@ fn pick(pos: &mut Position, rng: &mut Rng, list: &mut MoveList) -> Option<Move> 
     Some(list[rng.next_u64() as usize % list.len()])
 }
 
-/// Random games in every shipped variant: after every make and unmake the
-/// incremental accumulators equal those computed from scratch. Along each
-/// game a short side line of moves and null moves is made without looking
-/// (so that the lazy updates catch up over several plies) and taken back,
-/// looking at every unmake.
+/// Random games in every shipped variant, with a net without king buckets
+/// and one with them: after every make and unmake the incremental
+/// accumulators equal those computed from scratch. Along each game a short
+/// side line of moves and null moves is made without looking (so that the
+/// lazy updates catch up over several plies) and taken back, looking at
+/// every unmake.
 #[test]
 fn incremental_accumulators_match_scratch_along_random_games() {
+    for kings in [0, 4] {
+        accumulators_along_random_games(kings);
+    }
+}
+
+fn accumulators_along_random_games(kings: usize) {
     let mut rng = Rng::new(0xACC);
     for v in shipped() {
         // 40 hidden units: not a multiple of the AVX2 width, so the tails
         // run too.
-        let net = random_net(&v, 40, 7);
+        let net = random_net(&v, 40, 7, kings);
+        let layout = net.layout().clone();
+        // Moves that change a side's view: a king to another bucket or
+        // across the middle.
+        let mut view_changes = 0;
         let mut seen = Seen::default();
         let mut list = MoveList::new();
         for game in 0..16 {
@@ -153,7 +167,9 @@ fn incremental_accumulators_match_scratch_along_random_games() {
                     break;
                 };
                 special(&pos, m, &mut seen);
+                let before = Color::BOTH.map(|c| layout.view(&pos, c));
                 pos.make(m);
+                view_changes += usize::from(Color::BOTH.map(|c| layout.view(&pos, c)) != before);
                 acc.push_move(&pos);
                 assert_current(&mut acc, &pos, &what);
                 let mut depth = 0;
@@ -186,6 +202,9 @@ fn incremental_accumulators_match_scratch_along_random_games() {
             }
         }
         let name = &v.name;
+        if kings > 0 {
+            assert!(view_changes > 50, "{name}: {view_changes} view changes");
+        }
         assert!(seen.promotions > 0, "{name}: {seen:?}");
         if !v.castling.is_empty() {
             assert!(seen.castles > 0, "{name}: {seen:?}");
@@ -205,7 +224,7 @@ fn incremental_accumulators_match_scratch_along_random_games() {
         }) {
             assert!(seen.en_passant_other > 0, "{name}: {seen:?}");
         }
-        eprintln!("{name}: {seen:?}");
+        eprintln!("{name}: {seen:?}, {view_changes} view changes");
     }
 }
 
@@ -251,9 +270,10 @@ fn kernels_agree_on_random_positions() {
                     }
                     let scores: Vec<i32> = accs.iter_mut().map(|a| a.evaluate(&pos)).collect();
                     assert_eq!(scores[0], scores[1], "{}", pos.to_fen());
-                    let (w0, b0) = accs[0].current();
+                    let (w0, b0) = accs[0].current(&pos);
                     let (w0, b0) = (w0.to_vec(), b0.to_vec());
-                    assert_eq!(accs[1].current(), (&w0[..], &b0[..]), "{}", pos.to_fen());
+                    let second = accs[1].current(&pos);
+                    assert_eq!(second, (&w0[..], &b0[..]), "{}", pos.to_fen());
                     assert_eq!(scratch(&nets[1], &pos), (w0, b0));
                 }
             }
