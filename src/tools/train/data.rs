@@ -1,6 +1,6 @@
 //! The trainer's positions: each one's two sorted feature lists (the side
 //! to move's perspective first), its score and result from the side to
-//! move's side and its output bucket, packed into one array of features; and the seeded split
+//! move's side and its output bucket, packed into arrays of features; and the seeded split
 //! into training and validation positions.
 //!
 //! Only the real features are stored. The factoriser's virtual feature of
@@ -29,10 +29,12 @@ pub struct Sample {
     pub bucket: u8,
 }
 
-/// Where one position's features lie in [`Samples::features`], and its
+/// Where one position's features lie in [`Samples::chunks`], and its
 /// numbers.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
+    /// The chunk, and the first feature in it.
+    chunk: u32,
     start: usize,
     us: u16,
     them: u16,
@@ -92,11 +94,14 @@ impl<'a> SampleRef<'a> {
     }
 }
 
-/// Every position, its features in one array (a vector a position would
-/// cost more in allocation than its features).
+/// Every position, its features in arrays of many positions each (a
+/// vector a position would cost more in allocation than its features): a
+/// chunk per part read and joined ([`Samples::concat`] moves the parts'
+/// chunks, never copies their features).
 #[derive(Clone, Debug, Default)]
 pub struct Samples {
-    features: Vec<u32>,
+    /// Positions are appended to the last chunk.
+    chunks: Vec<Vec<u32>>,
     entries: Vec<Entry>,
     virtuals: Option<Virtuals>,
 }
@@ -128,7 +133,7 @@ impl Samples {
     /// features in all (more grow the room as a vector does).
     pub fn with_room(positions: usize, features: usize) -> Samples {
         Samples {
-            features: Vec::with_capacity(features),
+            chunks: vec![Vec::with_capacity(features)],
             entries: Vec::with_capacity(positions),
             virtuals: None,
         }
@@ -151,18 +156,25 @@ impl Samples {
         [score, result, baseline]: [f32; 3],
         bucket: u8,
     ) -> Result<(), TooManyFeatures> {
-        let start = self.features.len();
+        if self.chunks.is_empty() {
+            self.chunks.push(Vec::new());
+        }
+        // Fewer chunks than positions or parts, far below u32::MAX.
+        let chunk = self.chunks.len() - 1;
+        let features = &mut self.chunks[chunk];
+        let start = features.len();
         let mut lengths = [0u16; 2];
         for (side, length) in lengths.iter_mut().enumerate() {
-            let before = self.features.len();
-            write(&mut self.features, side);
-            let Ok(n) = u16::try_from(self.features.len() - before) else {
-                self.features.truncate(start);
+            let before = features.len();
+            write(features, side);
+            let Ok(n) = u16::try_from(features.len() - before) else {
+                features.truncate(start);
                 return Err(TooManyFeatures);
             };
             *length = n;
         }
         self.entries.push(Entry {
+            chunk: chunk as u32,
             start,
             us: lengths[0],
             them: lengths[1],
@@ -175,19 +187,24 @@ impl Samples {
     }
 
     /// The parts' positions, in order, packed into one (with the first
-    /// part's virtual features: the parts of one load share them).
+    /// part's virtual features: the parts of one load share them). The
+    /// parts' chunks are moved, not copied, each cut to its length (which
+    /// gives back the room a part was given beyond what it used).
     pub fn concat(parts: Vec<Samples>) -> Samples {
         let mut all = Samples {
-            features: Vec::with_capacity(parts.iter().map(|p| p.features.len()).sum()),
+            chunks: Vec::with_capacity(parts.iter().map(|p| p.chunks.len()).sum()),
             entries: Vec::with_capacity(parts.iter().map(Samples::len).sum()),
             virtuals: parts.first().and_then(|p| p.virtuals),
         };
         for p in parts {
-            let base = all.features.len();
-            all.features.extend_from_slice(&p.features);
+            let base = all.chunks.len() as u32;
             all.entries.extend(p.entries.iter().map(|e| Entry {
-                start: base + e.start,
+                chunk: base + e.chunk,
                 ..*e
+            }));
+            all.chunks.extend(p.chunks.into_iter().map(|mut c| {
+                c.shrink_to_fit();
+                c
             }));
         }
         all
@@ -205,7 +222,7 @@ impl Samples {
     /// largest real feature's virtual one lies highest, when there are
     /// virtual features.
     pub fn feature_bound(&self) -> usize {
-        self.features.iter().max().map_or(0, |&f| {
+        self.chunks.iter().flatten().max().map_or(0, |&f| {
             let top = self.virtuals.map_or(f, |v| v.of(f).max(f));
             top as usize + 1
         })
@@ -225,10 +242,11 @@ impl Samples {
     /// Position `i`.
     pub fn get(&self, i: usize) -> SampleRef<'_> {
         let e = self.entries[i];
+        let features = &self.chunks[e.chunk as usize];
         let mid = e.start + usize::from(e.us);
         SampleRef {
-            us: &self.features[e.start..mid],
-            them: &self.features[mid..mid + usize::from(e.them)],
+            us: &features[e.start..mid],
+            them: &features[mid..mid + usize::from(e.them)],
             score: e.score,
             result: e.result,
             baseline: e.baseline,

@@ -284,14 +284,32 @@ impl Reader<'_> {
         line: &DataPosition,
         state: &'s mut Baseline,
     ) -> Result<[&'s [u64]; 2], String> {
+        if self.layout.kings().is_none() {
+            self.features_in::<false>(line, state)
+        } else {
+            self.features_in::<true>(line, state)
+        }
+    }
+
+    /// [`Reader::features`] of a layout with king buckets (`KINGS`) or
+    /// without (every view plain).
+    #[inline]
+    fn features_in<'s, const KINGS: bool>(
+        &self,
+        line: &DataPosition,
+        state: &'s mut Baseline,
+    ) -> Result<[&'s [u64]; 2], String> {
         let pos = line.pos;
         // Cleared first: an error leaves no position behind for the next.
         let last = state.last.take();
         let mut changed = ArrayVec::<(u8, Cell), 64>::new();
-        let views = [
-            self.layout.view(pos, Color::White),
-            self.layout.view(pos, Color::Black),
-        ];
+        let views = match KINGS {
+            true => [
+                self.layout.view(pos, Color::White),
+                self.layout.view(pos, Color::Black),
+            ],
+            false => [View::PLAIN; 2],
+        };
         let follows = match (line.game, last) {
             (Some(game), Some((was, made))) => {
                 game == was && views == state.views && pos.changed_since(made, &mut changed)
@@ -305,7 +323,7 @@ impl Reader<'_> {
             for &(sq, old) in &changed {
                 for cell in [old, pos.cell(Square(sq))] {
                     if cell.is_piece() {
-                        self.flip(state, cell, sq)?;
+                        self.flip::<KINGS>(state, cell, sq)?;
                     }
                 }
             }
@@ -318,7 +336,7 @@ impl Reader<'_> {
             }
             for c in Color::BOTH {
                 for &sq in pos.men(c) {
-                    self.flip(state, pos.cell(Square(sq)), sq)?;
+                    self.flip::<KINGS>(state, pos.cell(Square(sq)), sq)?;
                 }
             }
         }
@@ -327,12 +345,18 @@ impl Reader<'_> {
     }
 
     /// Flip the two bits of a man of `cell` on `sq` (if it is a feature),
-    /// each perspective's in its view (`state.views`).
+    /// each perspective's in its view (`state.views`; both plain unless
+    /// `KINGS`).
     #[inline]
-    fn flip(&self, state: &mut Baseline, cell: Cell, sq: u8) -> Result<(), String> {
+    fn flip<const KINGS: bool>(
+        &self,
+        state: &mut Baseline,
+        cell: Cell,
+        sq: u8,
+    ) -> Result<(), String> {
         let sq = usize::from(sq);
         let [wv, bv] = state.views;
-        if wv == View::PLAIN && bv == View::PLAIN {
+        if !KINGS || (wv == View::PLAIN && bv == View::PLAIN) {
             let pair = state.man(self.layout, cell, sq)?;
             if pair != NO_FEATURE {
                 let (f, b) = ((pair >> 32) as usize, (pair & 0xFFFF_FFFF) as usize);
