@@ -304,10 +304,7 @@ impl Reader<'_> {
         let last = state.last.take();
         let mut changed = ArrayVec::<(u8, Cell), 64>::new();
         let views = match KINGS {
-            true => [
-                self.layout.view(pos, Color::White),
-                self.layout.view(pos, Color::Black),
-            ],
+            true => self.layout.views(pos),
             false => [View::PLAIN; 2],
         };
         let follows = match (line.game, last) {

@@ -82,11 +82,7 @@ impl Accumulators {
         if !self.kings {
             return [View::PLAIN; 2];
         }
-        let layout = self.net.layout();
-        [
-            layout.view(pos, Color::White),
-            layout.view(pos, Color::Black),
-        ]
+        self.net.layout().views(pos)
     }
 
     /// After a move is made on `pos`: push the entry of the position it

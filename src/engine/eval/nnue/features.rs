@@ -303,6 +303,12 @@ impl Layout {
         self.view_of_king(perspective, pos.king_square(perspective).index())
     }
 
+    /// How White's perspective and Black's see `pos` ([`Layout::view`]).
+    #[inline]
+    pub fn views(&self, pos: &Position) -> [View; 2] {
+        Color::BOTH.map(|c| self.view(pos, c))
+    }
+
     /// [`Layout::view`] of `perspective` with its king on mailbox square
     /// `king` (a square off the board counts as the first bucket, not
     /// mirrored).

@@ -167,9 +167,9 @@ fn accumulators_along_random_games(kings: usize) {
                     break;
                 };
                 special(&pos, m, &mut seen);
-                let before = Color::BOTH.map(|c| layout.view(&pos, c));
+                let before = layout.views(&pos);
                 pos.make(m);
-                view_changes += usize::from(Color::BOTH.map(|c| layout.view(&pos, c)) != before);
+                view_changes += usize::from(layout.views(&pos) != before);
                 acc.push_move(&pos);
                 assert_current(&mut acc, &pos, &what);
                 let mut depth = 0;
