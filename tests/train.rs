@@ -808,6 +808,7 @@ fn a_net_of_king_buckets_trains_from_a_plain_net_and_plays_in_the_engine() {
     let dir = scratch("kings");
     let (first, out, _) = train_chess_ok(&dir, &FIT);
     let random_start = number_after(&out, "loss before: training ");
+    let plain_loss = number_after(&out, "quantised net: validation ");
     let start = dir.join("plain.nnue").to_string_lossy().into_owned();
     std::fs::copy(&first, &start).expect("copy");
     let mut args = FIT.to_vec();
@@ -829,6 +830,15 @@ fn a_net_of_king_buckets_trains_from_a_plain_net_and_plays_in_the_engine() {
     assert!(
         before < 0.8 * random_start,
         "{before} vs {random_start}: {out}{err}"
+    );
+    // The start is also measured as itself, in its own layout, from the
+    // positions read again: the same held-out positions as the plain
+    // net's own training (same data and seed), so the same loss as that
+    // training measured from its features.
+    let own = number_after(&out, "the start net itself: validation ");
+    assert!(
+        (own - plain_loss).abs() < 2e-6,
+        "{own} vs {plain_loss}: {out}"
     );
     let network = read_net(&net_file);
     assert_eq!(network.kings.count(), 4);

@@ -696,22 +696,26 @@ impl Learn<'_> {
             }
             training::Trained::Done(r) => r,
         };
-        self.note(
-            Line::new("train-end")
-                .with("gen", g)
-                .with("validation", loss_text(report.losses.quantised))
-                .with("hand_written", loss_text(report.losses.hand_written))
-                .with("epoch_written", report.written_epoch)
-                .with(
-                    "start_kept",
-                    if report.written_epoch == 0 && report.settings.init.is_some() {
-                        "yes"
-                    } else {
-                        "no"
-                    },
-                )
-                .with("seconds", format!("{:.1}", started.elapsed().as_secs_f64())),
-        )?;
+        let mut end = Line::new("train-end")
+            .with("gen", g)
+            .with("validation", loss_text(report.losses.quantised))
+            .with("hand_written", loss_text(report.losses.hand_written))
+            .with("epoch_written", report.written_epoch)
+            .with(
+                "start_kept",
+                if report.no_better_than_start() {
+                    "yes"
+                } else {
+                    "no"
+                },
+            )
+            .with("seconds", format!("{:.1}", started.elapsed().as_secs_f64()));
+        // A start lifted into another layout: its own loss, which the
+        // candidate had to beat (`start_kept`), not the lifted model's.
+        if let Some(own) = report.losses.start_own {
+            end = end.with("start_own", loss_text(Some(own)));
+        }
+        self.note(end)?;
         self.chart();
         Ok(Next::Done)
     }

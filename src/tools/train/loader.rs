@@ -7,8 +7,9 @@
 use super::data::{Sample, Samples, TooManyFeatures, split};
 use super::error::TrainError;
 use super::factor::Factoriser;
-use crate::engine::eval::nnue::Layout;
+use super::model::sigmoid;
 use crate::engine::eval::nnue::features::View;
+use crate::engine::eval::nnue::{Layout, Net};
 use crate::engine::eval::{EvalTables, PawnCache, evaluate};
 use crate::rules::types::{BOARD_CELLS, Cell, Color, Square};
 use crate::rules::variant::Variant;
@@ -201,6 +202,55 @@ impl DataFiles {
             train,
         })
     }
+
+    /// The mean squared error of `net`'s own evaluation over the positions
+    /// `held_out` marks (by their number in the files), read again from
+    /// the files, under the trainer's target with weight `lambda` on the
+    /// score. It measures a net whose layout is not the one trained (a
+    /// start net without king buckets, lifted into a layout with them),
+    /// whose evaluation the samples' features cannot give.
+    pub fn net_loss(
+        &self,
+        v: &Arc<Variant>,
+        net: &Net,
+        held_out: &[bool],
+        lambda: f32,
+    ) -> Result<f64, TrainError> {
+        let set = DataSet::read(&self.files).map_err(TrainError::Data)?;
+        let scale = net.network().scale as f32;
+        let parts = set
+            .load_parts(
+                v,
+                || (),
+                |_| (0.0f64, 0usize),
+                |_, (sum, count), line| {
+                    if held_out.get(line.index).copied().unwrap_or(false) {
+                        let (score, result) = side_to_move_targets(&line);
+                        let want =
+                            lambda * sigmoid(score as f32 / scale) + (1.0 - lambda) * result as f32;
+                        let error = sigmoid(net.evaluate(line.pos) as f32 / scale) - want;
+                        *sum += f64::from(error).powi(2);
+                        *count += 1;
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(TrainError::Data)?;
+        let (sum, count) = parts
+            .samples
+            .iter()
+            .fold((0.0, 0), |(s, c), &(ps, pc)| (s + ps, c + pc));
+        Ok(sum / count.max(1) as f64)
+    }
+}
+
+/// A position's score and result from its side to move's side.
+fn side_to_move_targets(line: &DataPosition) -> (i32, f64) {
+    if line.pos.side_to_move() == Color::White {
+        (line.score, line.result)
+    } else {
+        (-line.score, 1.0 - line.result)
+    }
 }
 
 impl Reader<'_> {
@@ -216,11 +266,7 @@ impl Reader<'_> {
     ) -> Result<(), String> {
         let pos = line.pos;
         let stm = pos.side_to_move();
-        let (score, result) = if stm == Color::White {
-            (line.score, line.result)
-        } else {
-            (-line.score, 1.0 - line.result)
-        };
+        let (score, result) = side_to_move_targets(&line);
         let baseline = if wanted.get(line.index) {
             evaluate(self.tables, pos, &mut state.pawns) as f32
         } else {

@@ -36,20 +36,29 @@ pub struct Losses {
     pub after: (f64, Option<f64>),
     pub quantised: Option<f64>,
     pub hand_written: Option<f64>,
+    /// The start net's own validation loss, where the net trained has
+    /// another layout (a start without king buckets lifted into buckets,
+    /// which evaluates a mirrored view as the mirror image): `before` is
+    /// then the lifted model's, not the start net's.
+    pub start_own: Option<f64>,
 }
 
 impl Losses {
     /// Before and after, float and quantised (`net` names the quantised
     /// one), as the summary and the provenance give them.
     pub fn text(&self, net: &str) -> String {
-        format!(
+        let mut text = format!(
             "before: training {:.6}, validation {}; after: training {:.6}, validation {}; {net}: validation {}",
             self.before.0,
             loss_text(self.before.1),
             self.after.0,
             loss_text(self.after.1),
             loss_text(self.quantised)
-        )
+        );
+        if let Some(own) = self.start_own {
+            text.push_str(&format!("; the start net itself: validation {own:.6}"));
+        }
+        text
     }
 }
 
@@ -139,6 +148,19 @@ impl Report {
     /// is the last).
     pub fn chosen_by_validation(&self) -> bool {
         self.plan.validation > 0
+    }
+
+    /// Whether the net written predicts the held-out positions no better
+    /// than the net the run started from: the start itself written (no
+    /// epoch lowered the loss), or, where the start was lifted into
+    /// another layout, a quantised loss not below the start net's own.
+    pub fn no_better_than_start(&self) -> bool {
+        let start_kept = self.written_epoch == 0 && self.settings.init.is_some();
+        let above_own = matches!(
+            (self.losses.quantised, self.losses.start_own),
+            (Some(q), Some(own)) if q >= own
+        );
+        start_kept || above_own
     }
 
     /// Why the epoch written was chosen, in words.

@@ -169,6 +169,27 @@ impl Trainer {
         })
     }
 
+    /// The validation loss of `start` as itself, in its own layout, on the
+    /// positions `validation` numbers among `positions` (the data read
+    /// again: the samples hold the trained layout's features).
+    fn own_loss(
+        &self,
+        start: &StartNet,
+        data: &DataFiles,
+        validation: &[u32],
+        positions: usize,
+        lambda: f32,
+    ) -> Result<f64, TrainError> {
+        let layout = Layout::new(&self.variant);
+        let net =
+            Net::new(layout, start.network.clone(), &start.name).map_err(TrainError::NetRefused)?;
+        let mut held_out = vec![false; positions];
+        for &i in validation {
+            held_out[i as usize] = true;
+        }
+        data.net_loss(&self.variant, &net, &held_out, lambda)
+    }
+
     /// The model a training from `start` begins with, of `rows` inputs:
     /// the net's own weights; a net without king buckets, for a layout
     /// with them, lifted into every bucket (into the factoriser's rows,
@@ -384,6 +405,12 @@ impl Trainer {
         let net = Net::new(layout.clone(), q.net, &settings.out).map_err(TrainError::NetRefused)?;
         let quantised = (!validation.is_empty())
             .then(|| quantised_loss(&net, samples, &validation, settings.lambda));
+        let start_own = match &settings.init {
+            Some(start) if start.network.kings != *layout.kings() && !validation.is_empty() => {
+                Some(self.own_loss(start, data, &validation, samples.len(), settings.lambda)?)
+            }
+            _ => None,
+        };
         let mut report = Report {
             variant: self.variant.name.clone(),
             architecture: arch,
@@ -395,6 +422,7 @@ impl Trainer {
                 after: trained.written_losses(),
                 quantised,
                 hand_written: trained.baseline,
+                start_own,
             },
             written_epoch: trained.best_epoch,
             clamped: q.clamped,
