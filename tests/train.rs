@@ -793,6 +793,16 @@ fn plays_through_a_variants_nnue_key(dir: &std::path::Path, name: &str, fen: &st
     assert!(ok && out.contains("bestmove"), "{out}");
 }
 
+/// A chess net trained from random weights with [`FIT`], copied into
+/// `dir` as `name` to start later trainings from: its path, and the
+/// training's output and errors.
+fn start_net(dir: &std::path::Path, name: &str) -> (String, String, String) {
+    let (first, out, err) = train_chess_ok(dir, &FIT);
+    let start = dir.join(name).to_string_lossy().into_owned();
+    std::fs::copy(&first, &start).expect("copy");
+    (start, out, err)
+}
+
 /// A net of king buckets, trained from a net without them: its training
 /// starts from that net (below a random start), its file is version 3
 /// with the buckets named in its provenance, and in the engine its
@@ -806,11 +816,9 @@ fn a_net_of_king_buckets_trains_from_a_plain_net_and_plays_in_the_engine() {
     use std::sync::Arc;
 
     let dir = scratch("kings");
-    let (first, out, _) = train_chess_ok(&dir, &FIT);
+    let (start, out, _) = start_net(&dir, "plain.nnue");
     let random_start = number_after(&out, "loss before: training ");
     let plain_loss = number_after(&out, "quantised net: validation ");
-    let start = dir.join("plain.nnue").to_string_lossy().into_owned();
-    std::fs::copy(&first, &start).expect("copy");
     let mut args = FIT.to_vec();
     args.extend([
         "--epochs",
@@ -895,11 +903,9 @@ fn a_net_of_king_buckets_trains_from_a_plain_net_and_plays_in_the_engine() {
 #[test]
 fn a_training_from_a_net_starts_where_the_net_is() {
     let dir = scratch("init");
-    let (first, out, err) = train_chess_ok(&dir, &FIT);
+    let (start, out, err) = start_net(&dir, "start.nnue");
     let random_start = number_after(&out, "loss before: training ");
     let net_loss = number_after(&out, "quantised net: validation ");
-    let start = dir.join("start.nnue").to_string_lossy().into_owned();
-    std::fs::copy(&first, &start).expect("copy");
     let go_on = |lr: &str| {
         let mut args = FIT.to_vec();
         args.extend(["--epochs", "2", "--lr", lr, "--init", &start]);

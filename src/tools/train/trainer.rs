@@ -169,6 +169,13 @@ impl Trainer {
         })
     }
 
+    /// Whether a start net is lifted into this training's layout: a net
+    /// without king buckets for a layout with them (a start with other
+    /// buckets is refused by [`Trainer::check_start`]).
+    fn lifts(&self, start: &Network) -> bool {
+        start.kings.is_none() && !self.layout.kings().is_none()
+    }
+
     /// The validation loss of `start` as itself, in its own layout, on the
     /// positions `validation` numbers among `positions` (the data read
     /// again: the samples hold the trained layout's features).
@@ -203,7 +210,7 @@ impl Trainer {
         rows: usize,
     ) -> super::model::Model {
         let layout = &self.layout;
-        if !start.kings.is_none() || layout.kings().is_none() {
+        if !self.lifts(start) {
             return dequantise(start, rows);
         }
         let plain = dequantise(start, start.inputs as usize);
@@ -406,7 +413,7 @@ impl Trainer {
         let quantised = (!validation.is_empty())
             .then(|| quantised_loss(&net, samples, &validation, settings.lambda));
         let start_own = match &settings.init {
-            Some(start) if start.network.kings != *layout.kings() && !validation.is_empty() => {
+            Some(start) if self.lifts(&start.network) && !validation.is_empty() => {
                 Some(self.own_loss(start, data, &validation, samples.len(), settings.lambda)?)
             }
             _ => None,
