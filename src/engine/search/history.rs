@@ -13,6 +13,14 @@ use crate::rules::variant::Variant;
 /// History scores stay within plus and minus this.
 pub const HISTORY_MAX: i32 = 16_384;
 
+/// Entries of each side's correction table (a power of two).
+const CORRECTION_ENTRIES: usize = 16_384;
+/// Correction entries are kept in 1/256 centipawn.
+const CORRECTION_GRAIN: i32 = 256;
+/// A single search result moves its entry by at most this many centipawns
+/// from the static evaluation: one wild score does not poison the entry.
+const CORRECTION_CLAMP: i32 = 64;
+
 /// Most keys (mover and destination) a continuation table is indexed by;
 /// a larger variant folds its keys onto these, so that the table stays
 /// within 8 MB whatever the variant (collisions only blur the statistics).
@@ -57,6 +65,9 @@ pub struct SearchMemory {
     /// that move left on its destination, destination cell).
     pub counters: Vec<Move>,
     types: usize,
+    /// By side to move and pawn structure: a running average of how far
+    /// the search's score stood from the static evaluation, in 1/256 cp.
+    correction: Vec<i32>,
 }
 
 impl SearchMemory {
@@ -82,6 +93,7 @@ impl SearchMemory {
             squares,
             counters: vec![Move::NONE; codes * BOARD_CELLS],
             types,
+            correction: vec![0; 2 * CORRECTION_ENTRIES],
         }
     }
 
@@ -96,6 +108,29 @@ impl SearchMemory {
         self.capture.fill(0);
         self.continuation.fill(0);
         self.counters.fill(Move::NONE);
+        self.correction.fill(0);
+    }
+
+    #[inline]
+    fn correction_index(pos: &Position) -> usize {
+        pos.side_to_move() as usize * CORRECTION_ENTRIES
+            + (pos.pawn_hash() as usize & (CORRECTION_ENTRIES - 1))
+    }
+
+    /// Centipawns to add to the static evaluation of `pos`: what searches
+    /// of positions with its pawn structure found the evaluation to miss.
+    #[inline]
+    pub fn correction(&self, pos: &Position) -> i32 {
+        self.correction[Self::correction_index(pos)] / CORRECTION_GRAIN
+    }
+
+    /// Move the correction of `pos` toward `diff` (the search's score less
+    /// the static evaluation), by more the deeper the search was.
+    pub fn update_correction(&mut self, pos: &Position, diff: i32, depth: i32) {
+        let weight = (depth + 1).clamp(1, 16);
+        let target = diff.clamp(-CORRECTION_CLAMP, CORRECTION_CLAMP) * CORRECTION_GRAIN;
+        let e = &mut self.correction[Self::correction_index(pos)];
+        *e = (*e * (256 - weight) + target * weight) / 256;
     }
 
     /// Cell code of the man that makes `m` in `pos` (before it is made).
@@ -202,6 +237,61 @@ mod tests {
             e as i32 >= -HISTORY_MAX && (e as i32) < -HISTORY_MAX + 200,
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_correction_follows_its_pawn_structure_and_side() {
+        let set = VariantSet::builtin();
+        let v: Arc<Variant> = set.compile("chess").expect("built-in variant");
+        let mut mem = SearchMemory::new(&v);
+        let mut pos = Position::startpos(v.clone());
+        assert_eq!(mem.correction(&pos), 0);
+        // Deep searches that keep finding 40 cp more than the evaluation
+        // bring the correction near 40; a wild score counts as 64 at most.
+        for (diff, near) in [(40, 38..=40), (5_000, 62..=64)] {
+            for _ in 0..200 {
+                mem.update_correction(&pos, diff, 20);
+            }
+            let c = mem.correction(&pos);
+            assert!(near.contains(&c), "{diff}: {c}");
+        }
+        // A shallow search moves it less than a deep one.
+        let mut shallow = mem.clone();
+        shallow.update_correction(&pos, -64, 1);
+        let mut deep = mem.clone();
+        deep.update_correction(&pos, -64, 12);
+        assert!(deep.correction(&pos) < shallow.correction(&pos));
+        // A move of a man that is no pawn keeps the key and hands the move
+        // over: the other side's entry, untouched, is read; a pawn's move
+        // changes the key.
+        let before = mem.correction(&pos);
+        // A legal move that keeps the pawn structure, or one that changes it.
+        let find = |pos: &mut Position, keeps: bool| {
+            let pawns = pos.pawn_hash();
+            pos.legal_moves().iter().copied().find(|&m| {
+                pos.make(m);
+                let same = pos.pawn_hash() == pawns;
+                pos.unmake();
+                same == keeps
+            })
+        };
+        for _ in 0..2 {
+            let m = find(&mut pos, true).expect("a knight's move");
+            pos.make(m);
+        }
+        assert_eq!(mem.correction(&pos), before);
+        pos.unmake();
+        assert_eq!(mem.correction(&pos), 0);
+        pos.unmake();
+        let m = find(&mut pos, false).expect("a pawn's move");
+        pos.make(m);
+        let m = find(&mut pos, true).expect("a knight's move");
+        pos.make(m);
+        assert_eq!(mem.correction(&pos), 0);
+        pos.unmake();
+        pos.unmake();
+        mem.clear();
+        assert_eq!(mem.correction(&pos), 0);
     }
 
     #[test]

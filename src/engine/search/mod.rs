@@ -249,6 +249,13 @@ impl<'a> Worker<'a> {
         e
     }
 
+    /// The static evaluation with the correction its pawn structure has
+    /// earned in this game's searches.
+    fn corrected_eval(&mut self) -> i32 {
+        let raw = self.evaluate();
+        (raw + self.mem.correction(&self.pos)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
     /// Make a move in the searched line (the accumulators follow it).
     #[inline]
     fn make(&mut self, m: Move) {

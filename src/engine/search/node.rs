@@ -148,7 +148,7 @@ impl Worker<'_> {
             if let Some(lower) = self.eval.lazy_cut(&self.pos, beta) {
                 return lower;
             }
-            let stand_pat = self.evaluate();
+            let stand_pat = self.corrected_eval();
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -264,9 +264,31 @@ impl Worker<'_> {
         if depth >= 4 && tt_move == Move::NONE {
             depth -= 1;
         }
-        let eval = if in_check { NO_EVAL } else { self.evaluate() };
-        self.evals[ply] = eval;
-        let improving = !in_check && self.improving(ply, eval);
+        let static_eval = if in_check {
+            NO_EVAL
+        } else {
+            self.corrected_eval()
+        };
+        self.evals[ply] = static_eval;
+        let improving = !in_check && self.improving(ply, static_eval);
+        // The pruning below guesses the node's value: the table's score is
+        // the better guess where its bound places it beyond the static
+        // evaluation (a search saw more than the evaluation).
+        let eval = match entry {
+            Some(e)
+                if !in_check
+                    && excluded == Move::NONE
+                    && e.score.abs() < MATE_BOUND
+                    && match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => e.score > static_eval,
+                        Bound::Upper => e.score < static_eval,
+                    } =>
+            {
+                e.score
+            }
+            _ => static_eval,
+        };
         if !pv_node && !in_check && ply > 0 && excluded == Move::NONE {
             // Reverse futility: far above beta near the leaves. Only at
             // the last four plies: deeper, a side far ahead after a
@@ -547,6 +569,27 @@ impl Worker<'_> {
         } else {
             Bound::Upper
         };
+        // Teach the correction what the search found, where the best move
+        // is quiet (a capture's gain is no fault of the evaluation) and the
+        // bound proves the score on its side of the static evaluation.
+        if !in_check
+            && excluded == Move::NONE
+            && best.abs() < MATE_BOUND
+            && (best_move == Move::NONE
+                || self.capture_value(best_move).is_none()
+                    && !matches!(
+                        best_move.kind(),
+                        MoveKind::Promotion | MoveKind::PairPromotion
+                    ))
+            && match bound {
+                Bound::Exact => true,
+                Bound::Lower => best > static_eval,
+                Bound::Upper => best < static_eval,
+            }
+        {
+            let raw = static_eval - self.mem.correction(&self.pos);
+            self.mem.update_correction(&self.pos, best - raw, depth);
+        }
         if excluded == Move::NONE {
             self.shared
                 .tt

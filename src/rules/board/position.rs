@@ -191,6 +191,11 @@ impl Position {
     pub fn hash(&self) -> u64 {
         self.b.hash
     }
+    /// The hash of the men of the types that promote alone (the pawn
+    /// structure).
+    pub fn pawn_hash(&self) -> u64 {
+        self.b.pawn_hash
+    }
     pub fn halfmove_clock(&self) -> u32 {
         self.halfmove
     }
