@@ -279,11 +279,7 @@ impl Worker<'_> {
                 if !in_check
                     && excluded == Move::NONE
                     && e.score.abs() < MATE_BOUND
-                    && match e.bound {
-                        Bound::Exact => true,
-                        Bound::Lower => e.score > static_eval,
-                        Bound::Upper => e.score < static_eval,
-                    } =>
+                    && e.bound.beyond(e.score, static_eval) =>
             {
                 e.score
             }
@@ -376,6 +372,8 @@ impl Worker<'_> {
         let king = self.pos.king_square(us);
         let mut best = -INFINITE;
         let mut best_move = Move::NONE;
+        // Whether the best move is quiet (or there is none yet).
+        let mut best_quiet = true;
         let original_alpha = alpha;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
@@ -514,6 +512,7 @@ impl Worker<'_> {
             if score > best {
                 best = score;
                 best_move = m;
+                best_quiet = quiet;
                 if score > alpha {
                     alpha = score;
                     if pv_node {
@@ -575,17 +574,8 @@ impl Worker<'_> {
         if !in_check
             && excluded == Move::NONE
             && best.abs() < MATE_BOUND
-            && (best_move == Move::NONE
-                || self.capture_value(best_move).is_none()
-                    && !matches!(
-                        best_move.kind(),
-                        MoveKind::Promotion | MoveKind::PairPromotion
-                    ))
-            && match bound {
-                Bound::Exact => true,
-                Bound::Lower => best > static_eval,
-                Bound::Upper => best < static_eval,
-            }
+            && best_quiet
+            && bound.beyond(best, static_eval)
         {
             let raw = static_eval - self.mem.correction(&self.pos);
             self.mem.update_correction(&self.pos, best - raw, depth);

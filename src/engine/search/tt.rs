@@ -14,6 +14,19 @@ pub enum Bound {
     Exact = 3,
 }
 
+impl Bound {
+    /// Whether a score with this bound proves the true value to lie on the
+    /// score's side of `reference` (at or beyond it): always for an exact
+    /// score, for a lower bound above the reference, an upper one below.
+    pub fn beyond(self, score: i32, reference: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score > reference,
+            Bound::Upper => score < reference,
+        }
+    }
+}
+
 /// A decoded table entry.
 #[derive(Clone, Copy, Debug)]
 pub struct TtEntry {
