@@ -924,6 +924,21 @@ fn a_training_from_a_net_starts_where_the_net_is() {
         &net_file,
         &format!("Started from the weights of {start} (checksum "),
     );
+    // A wider training from the net starts where the net is too: its new
+    // neurons add nothing until they learn.
+    let mut wider: Vec<&str> = FIT
+        .iter()
+        .map(|&a| if a == "16" { "32" } else { a })
+        .collect();
+    wider.extend(["--epochs", "1", "--lr", "0.0005", "--init", &start]);
+    let (net_file, out4, _) = train_chess_ok(&dir, &wider);
+    let losses = &out4[out4.find("loss before: ").expect("losses")..];
+    let wide_before = number_after(losses, ", validation ");
+    assert!(
+        (wide_before - net_loss).abs() < 0.02 * net_loss,
+        "{wide_before} vs the net's {net_loss}:\n{out4}"
+    );
+    assert_eq!(read_net(&net_file).hidden, 32);
     // A step so large that every epoch is worse: the start is written.
     let (net_file, out3, _) = go_on("0.5");
     assert!(
@@ -937,8 +952,8 @@ fn a_training_from_a_net_starts_where_the_net_is() {
 
     for (args, refusal) in [
         (
-            vec!["--hidden", "32", "--init", &start],
-            format!("--init {start} cannot be trained on: hidden size 16, not 32"),
+            vec!["--hidden", "8", "--init", &start],
+            format!("--init {start} cannot be trained on: hidden size 16, more than 8"),
         ),
         (
             vec!["--hidden", "16", "--output-buckets", "2", "--init", &start],

@@ -89,8 +89,8 @@ pub struct Learn {
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     epochs: Option<usize>,
     /// Train every candidate from random weights (by default a candidate
-    /// of the best net's size starts from its weights, at step size 0.0003
-    /// instead of 0.001)
+    /// of the best net's size or wider starts from its weights, widened
+    /// where it is wider, at step size 0.0003 instead of 0.001)
     #[arg(long)]
     fresh: bool,
     /// Positions per step (default: chosen for the data, as train does)

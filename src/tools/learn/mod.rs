@@ -439,7 +439,8 @@ impl Learn<'_> {
 
     /// The net a candidate of `architecture` starts from, and its name in
     /// the log: the best net (the loop's, else the variant's own) where it
-    /// is of that architecture and `--fresh` is not given; else none
+    /// can start that architecture (the same, or a narrower hidden layer,
+    /// which the training widens) and `--fresh` is not given; else none
     /// ("random").
     fn start_net(
         &self,
@@ -462,12 +463,13 @@ impl Learn<'_> {
             _ => return Ok((None, "random")),
         };
         // A net without king buckets starts one with them (its weights in
-        // every bucket); one with other king buckets starts none.
+        // every bucket), a narrower net a wider one (its neurons kept, new
+        // ones added); one with other king buckets starts none.
         let kings = KingBuckets::preset(architecture.kings, self.variant.files, self.variant.ranks)
             .map_err(|e| e.to_string())?;
         let kings_fit = network.kings.is_none() || network.kings == kings;
         Ok(
-            if kings_fit && architecture.differs_from(&network).is_none() {
+            if kings_fit && architecture.cannot_start(&network).is_none() {
                 let start = StartNet {
                     name: net_name,
                     network,

@@ -98,6 +98,34 @@ impl Model {
         Model { shape, weights }
     }
 
+    /// This model with `hidden` neurons (at least its own), its own first:
+    /// the new neurons' feature weights drawn from `seed` as a new model's,
+    /// their biases and output weights zero. The wider model evaluates every
+    /// position as this one does; a training then grows the new neurons
+    /// from there (their output weights first, whose gradient their random
+    /// activations make, then their inputs), so a net's hidden layer grows
+    /// with its data without losing what it learnt.
+    pub fn widened(&self, hidden: usize, seed: u64) -> Model {
+        let old = self.shape;
+        let shape = Shape { hidden, ..old };
+        let added = hidden.saturating_sub(old.hidden);
+        let mut rng = Rng::new(seed);
+        let mut weights = Vec::with_capacity(shape.size());
+        for row in self.weights[..old.feature_bias()].chunks_exact(old.hidden) {
+            weights.extend_from_slice(row);
+            weights.extend((0..added).map(|_| uniform(&mut rng, 0.1)));
+        }
+        weights.extend_from_slice(&self.weights[old.feature_bias()..old.output_weights()]);
+        weights.resize(shape.output_weights(), 0.0);
+        // Each bucket's two halves (the side to move's, the other's).
+        for half in self.weights[old.output_weights()..old.output_bias()].chunks_exact(old.hidden) {
+            weights.extend_from_slice(half);
+            weights.resize(weights.len() + added, 0.0);
+        }
+        weights.extend_from_slice(&self.weights[old.output_bias()..]);
+        Model { shape, weights }
+    }
+
     /// The accumulator of one perspective: bias plus the features' rows.
     fn accumulate(&self, features: impl Iterator<Item = u32>, acc: &mut [f32]) {
         let h = self.shape.hidden;
@@ -417,6 +445,43 @@ mod tests {
                 let biases = &flat[shape.output_bias()..];
                 assert!(biases[0] != 0.0 && biases[1] == 0.0 && biases[2] != 0.0);
             }
+        }
+    }
+
+    /// A widened model keeps every output of the narrow one (both
+    /// activations, three output buckets), its new neurons' feature weights
+    /// are drawn (a gradient reaches their output weights), and the
+    /// narrow model's own weights keep their places.
+    #[test]
+    fn a_widened_model_evaluates_as_the_narrow_one() {
+        let data = samples();
+        for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
+            let narrow = Model::with_buckets(6, 4, activation, 3);
+            let wide = narrow.widened(7, 9);
+            assert_eq!(wide.shape.hidden, 7);
+            assert_eq!(wide.weights.len(), wide.shape.size());
+            for i in 0..data.len() {
+                let (a, b) = (narrow.output(&data.get(i)), wide.output(&data.get(i)));
+                assert!((a - b).abs() < 1e-6, "{activation:?} {i}: {a} {b}");
+            }
+            for f in 0..6 {
+                assert_eq!(
+                    wide.weights[f * 7..f * 7 + 4],
+                    narrow.weights[f * 4..f * 4 + 4]
+                );
+            }
+            assert!(
+                wide.weights[..wide.shape.feature_bias()]
+                    .iter()
+                    .any(|&w| w != 0.0)
+            );
+            let g = wide.gradient(&data, &[0, 1], 0.5, 400.0);
+            let mut flat = vec![0.0; wide.shape.size()];
+            g.add_to(&mut flat);
+            let ow = wide.shape.output_weights();
+            // Bucket 0's side-to-move half: the new neurons 4..7.
+            assert!(flat[ow + 4..ow + 7].iter().any(|&x| x != 0.0));
+            assert_eq!(narrow.widened(4, 9), narrow);
         }
     }
 

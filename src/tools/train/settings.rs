@@ -203,11 +203,16 @@ impl Settings {
 }
 
 impl Architecture {
-    /// How `net` differs from this architecture (hidden size, activation,
-    /// output buckets), if it does: a net to start from must not.
-    pub fn differs_from(&self, net: &Network) -> Option<String> {
-        if net.hidden as usize != self.hidden {
-            Some(format!("hidden size {}, not {}", net.hidden, self.hidden))
+    /// Why `net` cannot start a training of this architecture, if it
+    /// cannot: a wider hidden layer, another activation or other output
+    /// buckets. A narrower hidden layer can: the training widens it
+    /// ([`Model::widened`](super::model::Model::widened)).
+    pub fn cannot_start(&self, net: &Network) -> Option<String> {
+        if net.hidden as usize > self.hidden {
+            Some(format!(
+                "hidden size {}, more than {}",
+                net.hidden, self.hidden
+            ))
         } else if net.activation != self.activation {
             Some(format!(
                 "activation {:?}, not {:?}",

@@ -141,8 +141,8 @@ impl Trainer {
 
     /// Whether `start` is a net this trainer can go on from: the variant's
     /// layout (or the same without king buckets, which the training lifts
-    /// into every bucket) and this architecture (hidden size, activation,
-    /// buckets).
+    /// into every bucket) and this architecture (activation, buckets, a
+    /// hidden size no larger: a narrower one is widened).
     fn check_start(&self, start: &StartNet) -> Result<(), TrainError> {
         let (net, a) = (&start.network, &self.architecture);
         let layout = if net.kings.is_none() {
@@ -159,7 +159,7 @@ impl Trainer {
                 ))
             }
             Err(e) => Some(format!("not a net of {}: {e}", self.variant.name)),
-            Ok(()) => a.differs_from(net),
+            Ok(()) => a.cannot_start(net),
         };
         why.map_or(Ok(()), |why| {
             Err(TrainError::StartNet {
@@ -202,17 +202,32 @@ impl Trainer {
     /// with them, lifted into every bucket (into the factoriser's rows,
     /// which every bucket shares, or else copied into each bucket's), so
     /// that the model begins from the net's evaluation, mirrored where a
-    /// view is.
+    /// view is; a narrower net widened to this architecture's hidden size
+    /// by neurons that add nothing yet (their feature weights from `seed`).
     fn start_model(
+        &self,
+        start: &Network,
+        factoriser: Option<&Factoriser>,
+        rows: usize,
+        seed: u64,
+    ) -> super::model::Model {
+        let model = if self.lifts(start) {
+            self.lifted(start, factoriser, rows)
+        } else {
+            dequantise(start, rows)
+        };
+        model.widened(self.architecture.hidden, seed)
+    }
+
+    /// A net without king buckets lifted into this layout's buckets (see
+    /// [`Trainer::start_model`]).
+    fn lifted(
         &self,
         start: &Network,
         factoriser: Option<&Factoriser>,
         rows: usize,
     ) -> super::model::Model {
         let layout = &self.layout;
-        if !self.lifts(start) {
-            return dequantise(start, rows);
-        }
         let plain = dequantise(start, start.inputs as usize);
         let (h, plane) = (plain.shape.hidden, plain.shape.inputs);
         let shape = Shape {
@@ -369,7 +384,7 @@ impl Trainer {
             }
             None => match &settings.init {
                 Some(start) => FitState::from_model(
-                    self.start_model(&start.network, factoriser.as_ref(), rows),
+                    self.start_model(&start.network, factoriser.as_ref(), rows, settings.seed),
                     train,
                     settings.seed,
                 ),
@@ -497,7 +512,7 @@ mod tests {
             assert_eq!(layout.inputs(), 4 * plain.inputs());
             let fz = factoriser.then(|| Factoriser::of(layout));
             let rows = fz.map_or(layout.inputs(), |f| f.rows());
-            let model = trainer.start_model(&start, fz.as_ref(), rows);
+            let model = trainer.start_model(&start, fz.as_ref(), rows, 1);
             assert_eq!(model.weights.len(), model.shape.size());
             for (fen, as_plain) in [
                 // Kings on d8 and c1: no view mirrored.
