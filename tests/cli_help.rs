@@ -115,6 +115,7 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
             "--lambda",
             "--seed",
             "--validation",
+            "--validation-from",
             "--threads",
             "--batch",
             "--lr",

@@ -430,7 +430,7 @@ fn trainer_load(
         buckets,
     };
     DataFiles::new(vec![file.to_string()])
-        .load(&reader, held, 1)
+        .load(&reader, held, 0, 1)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -895,6 +895,43 @@ fn a_net_of_king_buckets_trains_from_a_plain_net_and_plays_in_the_engine() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--validation-from 2` holds the validation positions out of the second
+/// file alone: a tenth of its positions, not of both files', and the
+/// provenance says so.
+#[test]
+fn the_validation_comes_from_the_files_named() {
+    let dir = scratch("validation-from");
+    let positions = |out: &str| {
+        let net_file = dir.join("x.nnue").to_string_lossy().into_owned();
+        let line = read_net(&net_file)
+            .provenance
+            .lines()
+            .find_map(|l| l.strip_prefix("Positions: ").map(str::to_string))
+            .expect("a positions line");
+        let number = |w: &str| {
+            line.split(", ")
+                .find_map(|p| p.strip_suffix(w))
+                .and_then(|n| n.trim().parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("{line}: {out}"))
+        };
+        (number(" training"), number(" validation"))
+    };
+    let second = fixture();
+    let mut args = FIT.to_vec();
+    args.extend(["--epochs", "1", &second]);
+    let (_, out, _) = train_chess_ok(&dir, &args);
+    let (train_all, held_all) = positions(&out);
+    args.extend(["--validation-from", "2"]);
+    let (net_file, out, _) = train_chess_ok(&dir, &args);
+    let (train_second, held_second) = positions(&out);
+    let total = train_all + held_all;
+    assert_eq!(train_second + held_second, total);
+    assert_eq!(held_all, total / 10, "{out}");
+    assert_eq!(held_second, total / 2 / 10, "{out}");
+    provenance_has(&net_file, "Validation positions drawn from data file 2 on");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A training from a net's weights starts where the net is: its loss
 /// before the first epoch is the net's (not a random start's), its
 /// provenance says so, and a run whose every epoch is worse writes the net

@@ -73,6 +73,12 @@ pub struct Train {
     #[arg(long, value_name = "SHARE", default_value_t = Settings::default().validation,
           value_parser = number_in((Included(0.0), Included(0.9)), "from 0 to 0.9"))]
     validation: f64,
+    /// Hold the validation positions out of the data files from number N
+    /// on alone (counting from 1; the files before it all train): with
+    /// --init, the data the start net has not trained on
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    validation_from: usize,
     /// Threads (default: every core); the result does not depend on them
     #[arg(long, value_name = "T",
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS))]
@@ -293,6 +299,7 @@ impl Train {
             seed: self.seed,
             lambda: self.lambda as f32,
             validation: self.validation,
+            held_from: self.validation_from - 1,
             batch: self.batch.map_or(Batch::Auto, Batch::Given),
             threads: self.threads.unwrap_or(0),
             out: self.out.clone(),

@@ -349,13 +349,18 @@ impl DataSet {
     /// text lines, binary training plies (as many as a load gives when the
     /// files are good).
     pub fn positions(&self) -> usize {
+        self.file_positions().iter().sum()
+    }
+
+    /// [`DataSet::positions`] file by file, in the files' order.
+    pub fn file_positions(&self) -> Vec<usize> {
         self.files
             .iter()
             .map(|(_, data)| match data {
                 DataFile::Text(text) => count_positions(text),
                 DataFile::Binary { bytes, start, .. } => binary_positions(bytes, *start),
             })
-            .sum()
+            .collect()
     }
 
     /// The positions of the files of `v` made into samples by `sample`

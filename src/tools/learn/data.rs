@@ -236,6 +236,25 @@ fn data_files(folder: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
         .collect()
 }
 
+/// How many of `files` (oldest first, as [`window`] gives them) the net
+/// at `net` may have trained on: those last changed before the net was
+/// written. The files after them hold data made since, which the net has
+/// never seen: a training that starts from the net holds out its
+/// validation positions from those alone, so that the net's own loss is
+/// not measured on positions it learnt. 0 (every file held out from) where
+/// no file is newer than the net or a time cannot be read.
+pub fn trained_on_by(files: &[PathBuf], net: &Path) -> usize {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(written) = modified(net) else {
+        return 0;
+    };
+    let older = files
+        .iter()
+        .take_while(|f| modified(f).is_some_and(|t| t <= written))
+        .count();
+    if older == files.len() { 0 } else { older }
+}
+
 /// A file left out of the training data, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeftOut {
@@ -286,6 +305,28 @@ mod tests {
     use super::*;
     use crate::rules::variant_set::VariantSet;
     use std::time::Duration;
+
+    /// The files written before a net are those it may have trained on;
+    /// where none is newer, every file may be held out from.
+    #[test]
+    fn the_files_a_net_trained_on_are_those_older_than_it() {
+        let dir = std::env::temp_dir().join(format!("amalgam-trained-on-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let at = |name: &str, secs: u64| {
+            let path = dir.join(name);
+            let file = std::fs::File::create(&path).expect("create");
+            file.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(secs))
+                .expect("time");
+            path
+        };
+        let files = vec![at("a.bin", 100), at("b.bin", 200), at("c.bin", 400)];
+        assert_eq!(trained_on_by(&files, &at("net", 300)), 2);
+        assert_eq!(trained_on_by(&files, &at("net", 50)), 0);
+        assert_eq!(trained_on_by(&files, &at("net", 500)), 0);
+        assert_eq!(trained_on_by(&files, &at("net", 150)), 1);
+        assert_eq!(trained_on_by(&files, &dir.join("no net")), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// Chess games at 200 nodes a move, added to `path` until it holds
     /// `positions` (or `stop` is asked for); the variant, and what the

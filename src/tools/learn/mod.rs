@@ -591,6 +591,12 @@ impl Learn<'_> {
             ..Architecture::default()
         };
         let (start, start_name) = self.start_net(g, &architecture)?;
+        // A candidate that goes on from the best is measured, and the best
+        // with it, on data the best has not trained on.
+        let held_from = match start_name {
+            "best" => data::trained_on_by(&window.files, &self.dir.join("best.nnue")),
+            _ => 0,
+        };
         let (epochs, rate) = match &start {
             Some(_) => (self.opts.epochs.unwrap_or(START_NET_EPOCHS), START_NET_RATE),
             None => (
@@ -613,6 +619,7 @@ impl Learn<'_> {
                 .with("hidden", hidden)
                 .with("epochs", epochs)
                 .with("start", start_name)
+                .with("held_from_file", held_from + 1)
                 .with("resume", if resume { "yes" } else { "no" }),
         )?;
         let out = folder.join("candidate.nnue");
@@ -621,6 +628,7 @@ impl Learn<'_> {
         let settings = Settings {
             seed: self.opts.seed.wrapping_add(u64::from(g)),
             lambda: self.opts.lambda,
+            held_from,
             batch: self.opts.batch,
             threads: self.opts.threads,
             out: out.display().to_string(),

@@ -267,16 +267,26 @@ pub const SPLIT_BLOCK: usize = 256;
 /// out, whole blocks of [`SPLIT_BLOCK`] positions drawn at random) and the
 /// rest, for training, in file order.
 pub fn split(len: usize, validation: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
-    let mut blocks: Vec<u32> = (0..len.div_ceil(SPLIT_BLOCK) as u32).collect();
+    split_from(len, 0, validation, seed)
+}
+
+/// [`split`] with the validation share drawn from the positions `from..len`
+/// alone (a share of those): the positions before `from` all train. A
+/// training that goes on from a net holds out only data the net has not
+/// learnt, or the net would be measured on positions it knows.
+pub fn split_from(len: usize, from: usize, validation: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    let from = from.min(len);
+    let eligible = len - from;
+    let mut blocks: Vec<u32> = (0..eligible.div_ceil(SPLIT_BLOCK) as u32).collect();
     Rng::new(seed).shuffle(&mut blocks);
-    let held = ((len as f64 * validation.clamp(0.0, 1.0)) as usize).min(len);
+    let held = ((eligible as f64 * validation.clamp(0.0, 1.0)) as usize).min(eligible);
     let mut held_out = vec![false; len];
     let mut count = 0;
     for b in blocks {
         if count >= held {
             break;
         }
-        let start = b as usize * SPLIT_BLOCK;
+        let start = from + b as usize * SPLIT_BLOCK;
         // The last block may be short; the final block taken may be cut.
         let end = (start + SPLIT_BLOCK).min(len).min(start + held - count);
         held_out[start..end].iter_mut().for_each(|h| *h = true);
@@ -365,5 +375,12 @@ mod tests {
         assert_eq!(split(1000, 0.1, 5), (valid.clone(), train));
         assert_ne!(split(1000, 0.1, 6).0, valid);
         assert_eq!(split(10, 0.0, 1).0.len(), 0);
+        // Held out from the last 3,000 positions only: a tenth of them.
+        let (late, rest) = split_from(10_000, 7_000, 0.1, 5);
+        assert_eq!(late.len(), 300);
+        assert!(late.iter().all(|&i| i >= 7_000), "{late:?}");
+        assert_eq!(late.len() + rest.len(), 10_000);
+        assert_eq!(split_from(1000, 0, 0.1, 5), split(1000, 0.1, 5));
+        assert_eq!(split_from(1000, 5000, 0.1, 5).0.len(), 0);
     }
 }

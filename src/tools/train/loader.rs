@@ -4,7 +4,7 @@
 //! evaluation's score; the factoriser's virtual features, when it is on,
 //! are not stored but given by [`Samples::with_virtuals`]).
 
-use super::data::{Sample, Samples, TooManyFeatures, split};
+use super::data::{Sample, Samples, TooManyFeatures, split_from};
 use super::error::TrainError;
 use super::factor::Factoriser;
 use super::model::sigmoid;
@@ -157,14 +157,23 @@ impl DataFiles {
     }
 
     /// Every position of the files (on the current thread pool), and the
-    /// split by `validation` share and `seed` ([`split`]); a file that
-    /// cannot be read or has a bad line ends the reading. The files'
-    /// positions are counted first, so that the split is known while they
-    /// are read.
-    pub fn load(&self, reader: &Reader, validation: f64, seed: u64) -> Result<Loaded, TrainError> {
+    /// split by `validation` share and `seed` ([`split_from`]), the
+    /// validation drawn from the files from number `held_from` on (0: all);
+    /// a file that cannot be read or has a bad line ends the reading. The
+    /// files' positions are counted first, so that the split is known
+    /// while they are read.
+    pub fn load(
+        &self,
+        reader: &Reader,
+        validation: f64,
+        held_from: usize,
+        seed: u64,
+    ) -> Result<Loaded, TrainError> {
         let set = DataSet::read(&self.files).map_err(TrainError::Data)?;
-        let positions = set.positions();
-        let (held, train) = split(positions, validation, seed);
+        let counts = set.file_positions();
+        let positions: usize = counts.iter().sum();
+        let from: usize = counts.iter().take(held_from).sum();
+        let (held, train) = split_from(positions, from, validation, seed);
         let mut held_out = vec![false; positions];
         for &i in &held {
             held_out[i as usize] = true;
@@ -193,7 +202,7 @@ impl DataFiles {
         let (validation, train) = if samples.len() == positions {
             (held, train)
         } else {
-            split(samples.len(), validation, seed)
+            split_from(samples.len(), from, validation, seed)
         };
         Ok(Loaded {
             samples,

@@ -230,6 +230,14 @@ impl Report {
         if !c.is_plain_step() {
             lines.push(schedule_text(c));
         }
+        // Said only where not every file held out, so that the other
+        // nets are a build's without this line.
+        if s.held_from > 0 {
+            lines.push(format!(
+                "Validation positions drawn from data file {} on (the files before it all trained)",
+                s.held_from + 1
+            ));
+        }
         lines.extend([
             format!(
                 "{POSITIONS_LINE}{} training, {} validation",

@@ -95,6 +95,11 @@ pub struct Settings {
     pub lambda: f32,
     /// Share of the positions held out for validation.
     pub validation: f64,
+    /// The first data file (by its number in the run's list) whose
+    /// positions may be held out; those of the files before it all train
+    /// (0: every file's may). `learn` holds out only data its start net
+    /// has not trained on.
+    pub held_from: usize,
     pub batch: Batch,
     /// Threads (0: every core); the result does not depend on them.
     pub threads: usize,
@@ -166,6 +171,7 @@ impl Default for Settings {
             seed: 1,
             lambda: 0.5,
             validation: 0.1,
+            held_from: 0,
             batch: Batch::Auto,
             threads: 0,
             out: String::new(),

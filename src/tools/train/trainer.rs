@@ -288,6 +288,9 @@ impl Trainer {
         if let Some(start) = &settings.init {
             lines.push(line("start", start.text()));
         }
+        if settings.held_from > 0 {
+            lines.push(line("validation from file", settings.held_from.to_string()));
+        }
         Fingerprint(lines)
     }
 
@@ -317,6 +320,7 @@ impl Trainer {
                 buckets: arch.buckets,
             },
             settings.validation,
+            settings.held_from,
             settings.seed,
         )?;
         let samples = &loaded.samples;
