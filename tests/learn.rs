@@ -170,6 +170,17 @@ fn learn_promotes_a_net_and_continues_after_sigterm() {
         assert_eq!(count(second, event, 2), 1, "{event}: {second}");
     }
     assert_eq!(count(&log, "data-start", 3), 0, "{log}");
+    // Each training names its start's loss on its validation positions
+    // beside the candidate's.
+    for line in log.lines().filter(|l| l.contains(" train-end ")) {
+        let field = |key: &str| {
+            line.split(' ')
+                .find_map(|w| w.strip_prefix(key))
+                .and_then(|v| v.parse::<f64>().ok())
+        };
+        assert!(field("validation=").is_some(), "{line}");
+        assert!(field("start_validation=").is_some(), "{line}");
+    }
     log_ending(&dir, "generation-2-done");
     assert!(dir.join("data/gen-0002.bin").is_file());
     // A net was promoted, and written whole.

@@ -709,6 +709,9 @@ impl Learn<'_> {
         let mut end = Line::new("train-end")
             .with("gen", g)
             .with("validation", loss_text(report.losses.quantised))
+            // The start's loss on the same held-out positions: how much the
+            // generation learnt, beside the measure to beat.
+            .with("start_validation", loss_text(report.losses.before.1))
             .with("hand_written", loss_text(report.losses.hand_written))
             .with("epoch_written", report.written_epoch)
             .with(
